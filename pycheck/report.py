@@ -1,0 +1,112 @@
+"""The rows that ``lejepa check`` prints, and how they are printed.
+
+A :class:`CheckRow` is one numerical cross-check: the paper's claim it tests, the quantity
+computed, the computed and the reference value, the tolerance, and the verdict. Modules under
+``pycheck.checks`` each expose ``rows(**options) -> list[CheckRow]``; :func:`run_checks` gathers
+them. The JSON form has the same fields as the table.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterable
+
+
+@dataclass(frozen=True)
+class CheckRow:
+    """One numerical cross-check.
+
+    ``passed`` is decided by the producer (a comparison can be ``|value - reference| <= tol``,
+    ``value <= reference + tol``, a CI containing the reference, ...); ``relation`` says which,
+    in words printed in the table (e.g. ``"=="``, ``"<="``, ``"in CI"``).
+    """
+
+    claim: str
+    quantity: str
+    value: float
+    reference: float
+    tolerance: float
+    passed: bool
+    relation: str = "=="
+    note: str = ""
+
+    @property
+    def verdict(self) -> str:
+        return "PASS" if self.passed else "FAIL"
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["verdict"] = self.verdict
+        for k in ("value", "reference", "tolerance"):
+            v = d[k]
+            d[k] = v if math.isfinite(v) else str(v)
+        return d
+
+
+def close_row(claim: str, quantity: str, value: float, reference: float, tolerance: float,
+              note: str = "") -> CheckRow:
+    """Row that passes iff ``|value - reference| <= tolerance``."""
+    ok = bool(math.isfinite(value) and abs(value - reference) <= tolerance)
+    return CheckRow(claim, quantity, float(value), float(reference), float(tolerance), ok, "==", note)
+
+
+def le_row(claim: str, quantity: str, value: float, reference: float, tolerance: float = 0.0,
+           note: str = "") -> CheckRow:
+    """Row that passes iff ``value <= reference + tolerance``."""
+    ok = bool(math.isfinite(value) and value <= reference + tolerance)
+    return CheckRow(claim, quantity, float(value), float(reference), float(tolerance), ok, "<=", note)
+
+
+def _discover() -> list[str]:
+    from pycheck import checks
+
+    return list(checks.MODULES)
+
+
+def run_checks(modules: Iterable[str] | None = None, **options: Any) -> list[CheckRow]:
+    """Run every registered check module and return all rows.
+
+    A module that raises contributes one failing row naming the exception, so one broken
+    check never hides the others.
+    """
+    out: list[CheckRow] = []
+    for name in (list(modules) if modules is not None else _discover()):
+        full = name if "." in name else f"pycheck.checks.{name}"
+        try:
+            mod = importlib.import_module(full)
+            out.extend(mod.rows(**options))
+        except Exception as exc:  # noqa: BLE001 - reported as a failing row
+            out.append(CheckRow(full, "module raised", math.nan, math.nan, math.nan, False, "==",
+                                f"{type(exc).__name__}: {exc}"))
+    return out
+
+
+def _fmt(x: float) -> str:
+    if not math.isfinite(x):
+        return str(x)
+    if x == 0:
+        return "0"
+    a = abs(x)
+    return f"{x:.6g}" if 1e-4 <= a < 1e6 else f"{x:.3e}"
+
+
+def format_table(rows: list[CheckRow]) -> str:
+    """Plain-text table: claim | quantity | value | rel | reference | tol | verdict."""
+    head = ("claim", "quantity", "value", "rel", "reference", "tol", "verdict")
+    body = [(r.claim, r.quantity, _fmt(r.value), r.relation, _fmt(r.reference), _fmt(r.tolerance),
+             r.verdict) for r in rows]
+    widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(head)]
+    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    sep = "  ".join("-" * w for w in widths)
+    n_fail = sum(not r.passed for r in rows)
+    summary = f"{len(rows) - n_fail} passed, {n_fail} failed"
+    return "\n".join([line(head), sep, *(line(b) for b in body), sep, summary])
+
+
+def format_json(rows: list[CheckRow]) -> str:
+    n_fail = sum(not r.passed for r in rows)
+    return json.dumps({"rows": [r.to_dict() for r in rows], "passed": len(rows) - n_fail,
+                       "failed": n_fail}, indent=2)
