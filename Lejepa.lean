@@ -1,0 +1,5 @@
+import Lejepa.Hermite
+import Lejepa.Approx
+import Lejepa.Uniqueness
+import Lejepa.Planning
+import Lejepa.Dirichlet
