@@ -1,0 +1,234 @@
+"""Statement fidelity for `Lejepa/Approx.lean` (Theorem 4.3, corrected form, coefficient model).
+
+The statement mirrored (notes/approx_math.md): n components over n latents, component i has finitely
+supported Hermite coefficients c_i(alpha); with alpha! = prod_j alpha_j!,
+  mu_i = c_i(0), A_ij = c_i(e_j), N = sum_i sum_{|alpha|>=2} c_i(alpha)^2 alpha!,
+  Cov_ik = sum_{|alpha|>=1} c_i(alpha) c_k(alpha) alpha!, C_N its |alpha| >= 2 part,
+  L = sum_i sum_{|alpha|>=1} 2 c_i(alpha)^2 alpha! (1 - rho^|alpha|), delta_tr = L - 2 (1 - rho) tr Cov,
+  eps = ||Cov - I||_F, D_tr = delta_tr / (2 rho (1 - rho)),
+  err(Q) = sum_alpha alpha! ||c(alpha) - q(alpha)||^2, q the coefficients of z -> Q z
+         = ||mu||^2 + ||A - Q||_F^2 + N                                   (Pythagorean split)
+Headline: 0 < rho < 1  =>  exists Q orthogonal with err(Q) <= ||mu||^2 + D_tr + (eps + D_tr)^2.
+Lemmas: (a) N <= D_tr; (b) ||A A^T - I||_F <= eps + N (and = ||A^T A - I||_F); (c) for every real
+square A some orthogonal Q has ||A - Q||_F <= ||A^T A - I||_F.
+
+The coefficient-model quantities are computed here from their definitions (division with Lean's
+convention x / 0 = 0), independently of pycheck.bounds, and the split / L / Cov are tied to the real
+random objects by exact Gauss-Hermite quadrature (pycheck.bounds.quadrature_values). Essential
+hypotheses: rho in (0, 1) (rho <= 0 and rho = 1 break it; rho > 1 does NOT break the algebra, see
+test_rho_above_one_algebra_still_holds), the trace gap delta_tr (delta_n breaks it), the mean term.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pycheck.bounds import HermiteEncoder, multi_indices, quadrature_values
+
+HYP = settings(derandomize=True, max_examples=50, deadline=None)
+
+
+def ldiv(x: float, y: float) -> float:
+    """Lean's real division: x / 0 = 0."""
+    return 0.0 if y == 0 else x / y
+
+
+def model(idx: np.ndarray, c: np.ndarray, rho: float) -> dict:
+    """Coefficient-model quantities straight from the definitions in the module docstring."""
+    n = idx.shape[1]
+    deg = idx.sum(axis=1)
+    af = np.array([math.prod(math.factorial(int(a)) for a in row) for row in idx], dtype=float)
+    mu = np.zeros(n)
+    A = np.zeros((n, n))
+    cov = np.zeros((n, n))
+    C_N = np.zeros((n, n))
+    L = 0.0
+    for k in range(len(idx)):
+        if deg[k] == 0:
+            mu += c[k]
+        if deg[k] == 1:
+            A[:, int(np.flatnonzero(idx[k])[0])] += c[k]
+        if deg[k] >= 1:
+            cov += af[k] * np.outer(c[k], c[k])
+            L += 2 * af[k] * (1 - rho ** int(deg[k])) * float(c[k] @ c[k])
+        if deg[k] >= 2:
+            C_N += af[k] * np.outer(c[k], c[k])
+    N = float(np.trace(C_N))
+    delta_tr = L - 2 * (1 - rho) * np.trace(cov)
+    delta_n = L - 2 * (1 - rho) * n
+    eps = float(np.linalg.norm(cov - np.eye(n)))
+    s = 2 * rho * (1 - rho)
+    return dict(n=n, deg=deg, af=af, mu=mu, A=A, cov=cov, C_N=C_N, N=N, L=L, eps=eps,
+                delta_tr=delta_tr, delta_n=delta_n, D_tr=ldiv(delta_tr, s), D_n=ldiv(delta_n, s))
+
+
+def err_coeff(idx: np.ndarray, c: np.ndarray, Q: np.ndarray) -> float:
+    """err(Q) = sum_alpha alpha! ||c(alpha) - q(alpha)||^2 over the union of supports, q(e_j) = Q[:, j]."""
+    n = idx.shape[1]
+    rows = {tuple(r): np.array(v, float) for r, v in zip(idx.tolist(), c)}
+    total = 0.0
+    for j in range(n):
+        e = tuple(int(i == j) for i in range(n))
+        rows[e] = rows.get(e, np.zeros(n)) - Q[:, j]
+    for r, v in rows.items():
+        total += math.prod(math.factorial(a) for a in r) * float(v @ v)
+    return total
+
+
+def polar(A: np.ndarray) -> np.ndarray:
+    U, _, Vt = np.linalg.svd(A)
+    return U @ Vt
+
+
+def rhs(m: dict, with_mean: bool = True, delta: str = "tr") -> float:
+    D = m["D_tr"] if delta == "tr" else m["D_n"]
+    return (float(m["mu"] @ m["mu"]) if with_mean else 0.0) + D + (m["eps"] + D) ** 2
+
+
+@st.composite
+def instances(draw):
+    n = draw(st.integers(1, 3))
+    d = draw(st.integers(1, 3 if n < 3 else 2))
+    idx = multi_indices(n, d)
+    keep = draw(st.lists(st.booleans(), min_size=len(idx), max_size=len(idx)))
+    keep[0] = True
+    idx = idx[np.array(keep)]
+    vals = draw(st.lists(st.floats(-2, 2, allow_nan=False), min_size=idx.size, max_size=idx.size))
+    c = np.array(vals).reshape(idx.shape)
+    rho = draw(st.floats(0.02, 0.98))
+    return idx, c, rho
+
+
+# ------------------------------------------------------------------------------ hypotheses hold
+
+@given(inst=instances())
+@HYP
+def test_corrected_theorem3_exists_orthogonal_Q(inst) -> None:
+    """The headline: the polar Q of A is orthogonal and err(Q) <= ||mu||^2 + D_tr + (eps + D_tr)^2."""
+    idx, c, rho = inst
+    m = model(idx, c, rho)
+    Q = polar(m["A"])
+    np.testing.assert_allclose(Q.T @ Q, np.eye(m["n"]), atol=1e-10)
+    r = rhs(m)
+    assert err_coeff(idx, c, Q) <= r + 1e-9 * (1 + r)
+
+
+@given(inst=instances())
+@HYP
+def test_lemma_a_nonlinear_energy_le_D_tr(inst) -> None:
+    idx, c, rho = inst
+    m = model(idx, c, rho)
+    assert m["delta_tr"] >= -1e-9 * (1 + m["L"])
+    assert m["N"] <= m["D_tr"] + 1e-9 * (1 + m["D_tr"])
+
+
+@given(inst=instances())
+@HYP
+def test_lemma_b_linear_gram_deviation_le_eps_plus_N(inst) -> None:
+    idx, c, rho = inst
+    m = model(idx, c, rho)
+    A, I = m["A"], np.eye(m["n"])
+    np.testing.assert_allclose(m["cov"], A @ A.T + m["C_N"], atol=1e-9 * (1 + np.abs(m["cov"]).max()))
+    assert np.linalg.norm(A @ A.T - I) <= m["eps"] + m["N"] + 1e-9 * (1 + m["eps"] + m["N"])
+    assert np.linalg.norm(A.T @ A - I) == pytest.approx(np.linalg.norm(A @ A.T - I), abs=1e-8)
+
+
+@given(A=st.integers(1, 4).flatmap(lambda n: st.lists(st.floats(-3, 3, allow_nan=False), min_size=n * n,
+                                                        max_size=n * n).map(lambda v: np.array(v).reshape(n, n))))
+@HYP
+def test_lemma_c_procrustes(A: np.ndarray) -> None:
+    """Every real square A (singular ones included): some orthogonal Q has ||A - Q|| <= ||A^T A - I||."""
+    Q = polar(A)
+    I = np.eye(len(A))
+    np.testing.assert_allclose(Q.T @ Q, I, atol=1e-10)
+    assert np.linalg.norm(A - Q) <= np.linalg.norm(A.T @ A - I) + 1e-9
+
+
+@given(inst=instances(), seed=st.integers(0, 2**16))
+@settings(HYP, max_examples=25)
+def test_pythagorean_split_matches_quadrature(inst, seed: int) -> None:
+    """err(Q) in coefficients = ||mu||^2 + ||A - Q||^2 + N = E||h(z) - Qz||^2 (exact quadrature of the
+    polynomial) for a random orthogonal Q; L and Cov of the model equal their quadrature values."""
+    idx, c, rho = inst
+    m = model(idx, c, rho)
+    Q, _ = np.linalg.qr(np.random.default_rng(seed).standard_normal((m["n"], m["n"])))
+    split = float(m["mu"] @ m["mu"]) + float(np.sum((m["A"] - Q) ** 2)) + m["N"]
+    q = quadrature_values(HermiteEncoder(idx, c), rho, Q=Q)
+    tol = 1e-9 * (1 + float(np.sum(m["af"][:, None] * c ** 2)))
+    assert err_coeff(idx, c, Q) == pytest.approx(split, abs=tol)
+    assert q["err"] == pytest.approx(split, abs=tol)
+    assert q["L"] == pytest.approx(m["L"], abs=tol)
+    np.testing.assert_allclose(q["cov"], m["cov"], atol=tol)
+
+
+# ------------------------------------------------------------------------------ each essential hypothesis
+
+def cubic(cc: float) -> tuple[np.ndarray, np.ndarray]:
+    """n = 1, h = z + cc He_3(z)."""
+    return np.array([[1], [3]]), np.array([[1.0], [cc]])
+
+
+def best_err_n1(idx: np.ndarray, c: np.ndarray) -> float:
+    """min over O(1) = {+1, -1} of err(Q)."""
+    return min(err_coeff(idx, c, np.array([[s]])) for s in (1.0, -1.0))
+
+
+@pytest.mark.parametrize("rho", [-0.5, -0.1, 0.0, 1.0])
+def test_rho_outside_unit_interval_breaks_theorem(rho: float) -> None:
+    """h = z + 0.05 He_3 (n = 1). For rho in (-1, 0), rho - rho^3 < rho - rho^2 breaks (a): D_tr < N;
+    at rho = 0 or 1, 2 rho (1 - rho) = 0 and D_tr = 0 (Lean division). In each case no orthogonal Q
+    (here +-1) meets the bound. The same h at rho = 0.5 satisfies it. For rho < 0 the model's L is the
+    true E||h(z') - h(z)||^2 (quadrature; Mehler holds for |rho| < 1)."""
+    idx, c = cubic(0.05)  # fails iff -rho > 6 (2 + rho)^2 cc^2 for rho < 0; always for rho in {0, 1}
+    m = model(idx, c, rho)
+    assert m["N"] > m["D_tr"]
+    assert best_err_n1(idx, c) > rhs(m)
+    if -1 < rho < 0:
+        q = quadrature_values(HermiteEncoder(idx, c), rho, allow_negative_rho=True)
+        assert q["L"] == pytest.approx(m["L"], abs=1e-12)
+    ok = model(idx, c, 0.5)
+    assert best_err_n1(idx, c) <= rhs(ok)
+
+
+@pytest.mark.parametrize("rho", [1.5, 3.0])
+def test_rho_above_one_algebra_still_holds(rho: float) -> None:
+    """Documenting, not a hypothesis check: for rho > 1 (no OU pair exists) the coefficient-model
+    inequality still holds, since (rho - rho^d) / (rho (1 - rho)) = 1 + rho + ... + rho^(d-2) >= 1. So
+    rho < 1 is needed for the meaning of L, not for the algebra; rho > 0 and rho != 1 are essential."""
+    for cc in (0.1, 0.5):
+        idx, c = cubic(cc)
+        m = model(idx, c, rho)
+        assert m["N"] <= m["D_tr"] + 1e-12
+        assert best_err_n1(idx, c) <= rhs(m) + 1e-12
+
+
+def test_delta_n_instead_of_delta_tr_breaks_theorem() -> None:
+    """approx_math.md (e): h = z / 2, rho = 0.9. With delta_n the right-hand side is -0.826 < 0.25 =
+    err(1) = min over O(1); with delta_tr (= 0 here) it is 0.5625 >= 0.25."""
+    idx, c = np.array([[1]]), np.array([[0.5]])
+    m = model(idx, c, 0.9)
+    assert rhs(m, delta="n") == pytest.approx(-0.15 / 0.18 + (0.75 - 0.15 / 0.18) ** 2, abs=1e-12)
+    assert best_err_n1(idx, c) == pytest.approx(0.25, abs=1e-12)
+    assert best_err_n1(idx, c) > rhs(m, delta="n")
+    assert best_err_n1(idx, c) <= rhs(m)
+
+
+def test_dropping_mean_term_breaks_theorem() -> None:
+    """h = z + mu (n = 2, rho = 0.8): delta_tr = eps = 0, so without ||mu||^2 the right-hand side is 0,
+    while err(Q) >= ||mu||^2 > 0 for every orthogonal Q (the mean is orthogonal to all Qz)."""
+    idx = np.array([[0, 0], [1, 0], [0, 1]])
+    c = np.array([[0.6, -0.8], [1.0, 0.0], [0.0, 1.0]])
+    m = model(idx, c, 0.8)
+    assert rhs(m, with_mean=False) == pytest.approx(0.0, abs=1e-12)
+    Q = polar(m["A"])
+    assert err_coeff(idx, c, Q) == pytest.approx(1.0, abs=1e-12)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        R, _ = np.linalg.qr(rng.standard_normal((2, 2)))
+        assert err_coeff(idx, c, R) >= 1.0 - 1e-12 > rhs(m, with_mean=False)
+    assert err_coeff(idx, c, Q) <= rhs(m) + 1e-12
