@@ -378,3 +378,14 @@ def test_bootstrap_interval_coverage_frequency() -> None:
             hits[k] += getattr(e, k).covers(x)
     assert min(hits.values()) >= 82, hits
     assert sum(hits.values()) < 600, hits
+
+
+def test_check_rows_pass_and_expected_failure_rows_discriminate() -> None:
+    """`lejepa check` rows for bounds all pass; the paper's-form rows pass because the violation is
+    detected, and such a row fails when the paper's bound is not violated."""
+    from pycheck.checks import bounds as checks_bounds
+    rows = checks_bounds.rows()
+    assert len(rows) >= 15 and all(r.passed for r in rows), [r for r in rows if not r.passed]
+    paper_rows = [r for r in rows if "paper's form" in r.claim]
+    assert len(paper_rows) == 2 and all(r.value > 0 for r in paper_rows)
+    assert not checks_bounds._expected_failure("x", err=0.1, paper=0.2).passed
