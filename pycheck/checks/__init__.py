@@ -6,7 +6,7 @@ print order; a module must be listed here to run.
 
 MODULES: list[str] = [
     "theorem1",       # Hermite / Mehler / spectral weights (Theorem 4.1)
-    # "theorem2",     # Sturm-Liouville uniqueness (Theorem 4.2)
-    # "dirichlet",    # Dirichlet-energy appendix
+    "theorem2",       # Sturm-Liouville uniqueness (Theorem 4.2)
+    "dirichlet",      # Dirichlet-energy appendix
     "bounds",         # approximate identifiability (Theorem 4.3)
 ]
