@@ -1,0 +1,811 @@
+import Mathlib
+import Lejepa.Hermite
+
+/-!
+# Theorem 4.3 (approximate identifiability) in the Hermite coefficient model
+
+The paper (Klindt, LeCun, Balestriero 2026, Theorem/Proposition 4.3) claims: for an encoder `h` with
+alignment gap `δ = L_align(h) - 2(1-ρ)n` and whitening error `ε = ‖Cov(h(z)) - Iₙ‖_F`, some
+orthogonal `Q` satisfies `E‖h(z) - Qz‖² ≤ D + (ε + D)²` with `D = δ / (2ρ(1-ρ))`.
+
+That form is not true in general (a linear encoder `h(z) = z/2` in one dimension with `ρ = 9/10`
+violates it, see `paper_form_counterexample`; a nonzero mean violates it too). What is proved here is
+the corrected statement `approximate_identifiability`: with the *trace* gap
+`δ_tr = L_align - 2(1-ρ) tr Cov` (always `≥ 0`) and `D_tr = δ_tr / (2ρ(1-ρ))`, for every
+`0 < ρ < 1` some orthogonal `Q` has
+`E‖h(z) - Qz‖² ≤ ‖μ‖² + D_tr + (ε + D_tr)²`,
+where `μ = E h(z)`. When every component has mean `0` and variance `1` (the paper's setting),
+`tr Cov = n`, so `δ_tr` is the paper's `δ` and the paper's form follows
+(`approximate_identifiability_paper_form`).
+
+## The model
+
+We work in the coefficient model of `Lejepa.Hermite`: component `i` of the encoder is given by its
+finitely many Hermite coefficients `c i α` (`h_i = ∑_α c i α He_α`), and the population moments are
+*defined* by the orthogonality/Mehler formulas (`mean`, `variance`, `corr`, `cov`, `alignLoss`,
+`linearPart` from `Lejepa.Hermite`). In the same way the recovery error against a matrix `Q` is
+defined in coefficient space (`recoveryError`): `z ↦ (Q z)_i` has the coefficient vector
+`linCoeff Q i` (coefficient `Q i j` at `α = e_j`, zero elsewhere), and
+`recoveryError c Q = ∑_i ∑_α (c i α - linCoeff Q i α)² α!`, which is `E‖h(z) - Q z‖²` by the
+orthogonality of the `He_α` under `N(0, Iₙ)` (`E[He_α He_β] = [α = β] α!`). That orthogonality is
+not proved in Lean here; `pycheck/tests/test_fidelity_approx.py` checks the identification
+numerically by Gauss–Hermite quadrature.
+
+## Layer 1: real and matrix lemmas (no coefficient model)
+
+* `mul_one_sub_le_sub_pow`: `ρ(1-ρ) ≤ ρ - ρ^d` for `0 < ρ < 1`, `d ≥ 2`.
+* `sub_one_sq_le_sq_sub_one_sq`: `(s-1)² ≤ (s²-1)²` for `s ≥ 0`.
+* `sum_sum_sq_weighted_le`: a Gram/Cauchy–Schwarz bound
+  `∑_i ∑_k ⟨x_i, x_k⟩_w² ≤ (∑_i ‖x_i‖_w²)²` for a nonnegative weight `w` on a finite set.
+* `frob M = √(∑_i ∑_j M_ij²)` with `frob_sub_le` (triangle inequality),
+  invariance under orthogonal factors, and `frob_transpose_mul_sub_one`
+  (`‖AᵀA - 1‖_F = ‖AAᵀ - 1‖_F`, by trace cyclicity).
+* `exists_orthogonal_frob_sub_le` (Procrustes): for every real square `A` some `Q ∈ O(n)` has
+  `‖A - Q‖_F ≤ ‖AᵀA - 1‖_F`. Proof: spectral theorem for the symmetric `AᵀA`
+  (`Matrix.IsHermitian.eigenvectorBasis`), so `B = A V` has pairwise orthogonal columns `b_k`;
+  Mathlib's Gram–Schmidt orthonormal basis (`InnerProductSpace.gramSchmidtOrthonormalBasis`)
+  gives an orthonormal `w_k` with `⟨b_k, w_k⟩ = ‖b_k‖`; then `Q = W Vᵀ` and
+  `‖b_k - w_k‖² = (‖b_k‖ - 1)² ≤ (‖b_k‖² - 1)²`.
+
+## Layer 2: the coefficient model
+
+* `two_mul_nonlinEnergy_le_traceGap`: `2ρ(1-ρ) N ≤ δ_tr` (spectral gap), hence `traceGap_nonneg`
+  and `nonlinEnergy_le_normalizedGap`.
+* `recoveryError_eq` (Pythagoras): `recoveryError c Q = ‖μ‖² + ‖A - Q‖_F² + N`.
+* `cov_eq`: `Cov = A Aᵀ + C_N` and `frob_nlCov_le`: `‖C_N‖_F ≤ N`, hence
+  `frob_linear_gram_le`: `‖A Aᵀ - 1‖_F ≤ ε + N`.
+* `approximate_identifiability` (headline), `approximate_identifiability_paper_form`,
+  `paper_form_counterexample`.
+
+No Lean toolchain was run on this file in this workplace: names were checked against the pinned
+Mathlib source, and the statements are mirrored numerically by the Python fidelity tests.
+-/
+
+namespace Lejepa.Approx
+
+open Lejepa.Hermite
+
+noncomputable section
+
+variable {n : ℕ}
+
+/-! ## Layer 1: real-number lemmas -/
+
+/-- (L1a) Spectral-gap arithmetic: `ρ(1-ρ) ≤ ρ - ρ^d` for `0 < ρ < 1` and `d ≥ 2`. -/
+theorem mul_one_sub_le_sub_pow {ρ : ℝ} (h0 : 0 < ρ) (h1 : ρ < 1) {d : ℕ} (hd : 2 ≤ d) :
+    ρ * (1 - ρ) ≤ ρ - ρ ^ d := by
+  have h : ρ ^ d ≤ ρ ^ 2 := pow_le_pow_of_le_one h0.le h1.le hd
+  nlinarith [h]
+
+/-- (L1b) For `s ≥ 0`: `(s - 1)² ≤ (s² - 1)²` (because `s + 1 ≥ 1`). -/
+theorem sub_one_sq_le_sq_sub_one_sq {s : ℝ} (hs : 0 ≤ s) : (s - 1) ^ 2 ≤ (s ^ 2 - 1) ^ 2 := by
+  nlinarith [mul_nonneg (sq_nonneg (s - 1)) (add_nonneg (sq_nonneg s) (mul_nonneg zero_le_two hs))]
+
+/-- (L1c) Gram / Cauchy–Schwarz: for vectors `x i` on a finite set `s` with a nonnegative weight
+`w`, the squared weighted inner products satisfy
+`∑_i ∑_k (∑_a x_i(a) x_k(a) w(a))² ≤ (∑_i ∑_a x_i(a)² w(a))²`. -/
+theorem sum_sum_sq_weighted_le {ι : Type*} (s : Finset ι) (w : ι → ℝ)
+    (hw : ∀ a ∈ s, 0 ≤ w a) (x : Fin n → ι → ℝ) :
+    ∑ i, ∑ k, (∑ a ∈ s, x i a * x k a * w a) ^ 2 ≤ (∑ i, ∑ a ∈ s, x i a ^ 2 * w a) ^ 2 := by
+  have hcs : ∀ i k, (∑ a ∈ s, x i a * x k a * w a) ^ 2 ≤
+      (∑ a ∈ s, x i a ^ 2 * w a) * (∑ a ∈ s, x k a ^ 2 * w a) := fun i k =>
+    Finset.sum_sq_le_sum_mul_sum_of_sq_le_mul (r := fun a => x i a * x k a * w a)
+      (f := fun a => x i a ^ 2 * w a) (g := fun a => x k a ^ 2 * w a) s
+      (fun a ha => mul_nonneg (sq_nonneg _) (hw a ha))
+      (fun a ha => mul_nonneg (sq_nonneg _) (hw a ha))
+      (fun a _ => le_of_eq
+        (by ring : (x i a * x k a * w a) ^ 2 = x i a ^ 2 * w a * (x k a ^ 2 * w a)))
+  calc ∑ i, ∑ k, (∑ a ∈ s, x i a * x k a * w a) ^ 2
+      ≤ ∑ i, ∑ k, (∑ a ∈ s, x i a ^ 2 * w a) * (∑ a ∈ s, x k a ^ 2 * w a) :=
+        Finset.sum_le_sum fun i _ => Finset.sum_le_sum fun k _ => hcs i k
+    _ = (∑ i, ∑ a ∈ s, x i a ^ 2 * w a) ^ 2 := by
+        rw [sq (∑ i, ∑ a ∈ s, x i a ^ 2 * w a), Finset.sum_mul_sum]
+
+/-! ## Layer 1: the Frobenius norm -/
+
+/-- The Frobenius norm `‖M‖_F = √(∑_i ∑_j M_ij²)` (explicit, no scoped norm instance). -/
+def frob (M : Matrix (Fin n) (Fin n) ℝ) : ℝ :=
+  Real.sqrt (∑ i, ∑ j, M i j ^ 2)
+
+theorem sum_sum_sq_nonneg (M : Matrix (Fin n) (Fin n) ℝ) : 0 ≤ ∑ i, ∑ j, M i j ^ 2 :=
+  Finset.sum_nonneg fun _ _ => Finset.sum_nonneg fun _ _ => sq_nonneg _
+
+theorem frob_nonneg (M : Matrix (Fin n) (Fin n) ℝ) : 0 ≤ frob M :=
+  Real.sqrt_nonneg _
+
+theorem frob_sq (M : Matrix (Fin n) (Fin n) ℝ) : frob M ^ 2 = ∑ i, ∑ j, M i j ^ 2 :=
+  Real.sq_sqrt (sum_sum_sq_nonneg M)
+
+theorem frob_le_of_sq_le {M : Matrix (Fin n) (Fin n) ℝ} {r : ℝ} (hr : 0 ≤ r)
+    (h : ∑ i, ∑ j, M i j ^ 2 ≤ r ^ 2) : frob M ≤ r :=
+  (Real.sqrt_le_left hr).mpr h
+
+/-- `∑_i ∑_j M_ij² = tr (M Mᵀ)`. -/
+theorem sum_sum_sq_eq_trace (M : Matrix (Fin n) (Fin n) ℝ) :
+    ∑ i, ∑ j, M i j ^ 2 = Matrix.trace (M * Mᵀ) := by
+  rw [Matrix.trace]
+  refine Finset.sum_congr rfl fun i _ => ?_
+  rw [Matrix.diag_apply, Matrix.mul_apply]
+  refine Finset.sum_congr rfl fun j _ => ?_
+  rw [Matrix.transpose_apply, sq]
+
+theorem frob_transpose (M : Matrix (Fin n) (Fin n) ℝ) : frob Mᵀ = frob M := by
+  unfold frob
+  simp only [Matrix.transpose_apply]
+  rw [Finset.sum_comm]
+
+/-- Right multiplication by a matrix `U` with `U Uᵀ = 1` preserves the Frobenius norm. -/
+theorem frob_mul_of_mul_transpose_eq_one (M U : Matrix (Fin n) (Fin n) ℝ) (hU : U * Uᵀ = 1) :
+    frob (M * U) = frob M := by
+  unfold frob
+  rw [sum_sum_sq_eq_trace (M * U), sum_sum_sq_eq_trace M, Matrix.transpose_mul,
+    ← Matrix.mul_assoc, Matrix.mul_assoc M U Uᵀ, hU, Matrix.mul_one]
+
+/-- Left multiplication by a matrix `U` with `Uᵀ U = 1` preserves the Frobenius norm. -/
+theorem frob_mul_left_of_transpose_mul_eq_one (U M : Matrix (Fin n) (Fin n) ℝ)
+    (hU : Uᵀ * U = 1) : frob (U * M) = frob M := by
+  have hU' : Uᵀ * Uᵀᵀ = 1 := by rw [Matrix.transpose_transpose]; exact hU
+  rw [← frob_transpose (U * M), Matrix.transpose_mul,
+    frob_mul_of_mul_transpose_eq_one Mᵀ Uᵀ hU', frob_transpose]
+
+/-- (L1d) Triangle inequality for the Frobenius norm (difference form). -/
+theorem frob_sub_le (M N : Matrix (Fin n) (Fin n) ℝ) : frob (M - N) ≤ frob M + frob N := by
+  have hCS : (∑ i, ∑ j, M i j * N i j) ^ 2 ≤
+      (∑ i, ∑ j, M i j ^ 2) * (∑ i, ∑ j, N i j ^ 2) :=
+    Finset.sum_sq_le_sum_mul_sum_of_sq_le_mul (r := fun i => ∑ j, M i j * N i j)
+      (f := fun i => ∑ j, M i j ^ 2) (g := fun i => ∑ j, N i j ^ 2) Finset.univ
+      (fun _ _ => Finset.sum_nonneg fun _ _ => sq_nonneg _)
+      (fun _ _ => Finset.sum_nonneg fun _ _ => sq_nonneg _)
+      (fun i _ => Finset.sum_mul_sq_le_sq_mul_sq Finset.univ (fun j => M i j) (fun j => N i j))
+  have hrow : ∀ i, ∑ j, (M - N) i j ^ 2 =
+      ∑ j, M i j ^ 2 - 2 * ∑ j, M i j * N i j + ∑ j, N i j ^ 2 := by
+    intro i
+    rw [Finset.mul_sum, ← Finset.sum_sub_distrib, ← Finset.sum_add_distrib]
+    refine Finset.sum_congr rfl fun j _ => ?_
+    rw [Matrix.sub_apply]
+    ring
+  have hexp : ∑ i, ∑ j, (M - N) i j ^ 2 =
+      ∑ i, ∑ j, M i j ^ 2 - 2 * ∑ i, ∑ j, M i j * N i j + ∑ i, ∑ j, N i j ^ 2 := by
+    rw [Finset.sum_congr rfl fun i _ => hrow i, Finset.mul_sum, ← Finset.sum_sub_distrib,
+      ← Finset.sum_add_distrib]
+  have hprod : frob M * frob N = Real.sqrt ((∑ i, ∑ j, M i j ^ 2) * (∑ i, ∑ j, N i j ^ 2)) := by
+    unfold frob
+    exact (Real.sqrt_mul (sum_sum_sq_nonneg M) _).symm
+  have habs : |∑ i, ∑ j, M i j * N i j| ≤ frob M * frob N := by
+    rw [hprod]
+    exact Real.abs_le_sqrt hCS
+  have hlow : -(frob M * frob N) ≤ ∑ i, ∑ j, M i j * N i j := (abs_le.mp habs).1
+  apply frob_le_of_sq_le (add_nonneg (frob_nonneg M) (frob_nonneg N))
+  rw [hexp, add_sq, frob_sq M, frob_sq N]
+  linarith
+
+/-- (L1d) `‖AᵀA - 1‖_F = ‖AAᵀ - 1‖_F`: both squares equal `tr((AAᵀ)²) - 2 tr(AAᵀ) + n`. -/
+theorem frob_transpose_mul_sub_one (A : Matrix (Fin n) (Fin n) ℝ) :
+    frob (Aᵀ * A - 1) = frob (A * Aᵀ - 1) := by
+  have hsym1 : (Aᵀ * A - 1)ᵀ = Aᵀ * A - 1 := by
+    rw [Matrix.transpose_sub, Matrix.transpose_one, Matrix.transpose_mul,
+      Matrix.transpose_transpose]
+  have hsym2 : (A * Aᵀ - 1)ᵀ = A * Aᵀ - 1 := by
+    rw [Matrix.transpose_sub, Matrix.transpose_one, Matrix.transpose_mul,
+      Matrix.transpose_transpose]
+  have hsq : ∀ X : Matrix (Fin n) (Fin n) ℝ, (X - 1) * (X - 1) = X * X - X - X + 1 := by
+    intro X
+    simp only [sub_mul, mul_sub, mul_one, one_mul]
+    abel
+  have t1 : Matrix.trace (Aᵀ * A) = Matrix.trace (A * Aᵀ) := Matrix.trace_mul_comm Aᵀ A
+  have t2 : Matrix.trace (Aᵀ * A * (Aᵀ * A)) = Matrix.trace (A * Aᵀ * (A * Aᵀ)) := by
+    rw [Matrix.mul_assoc Aᵀ A (Aᵀ * A), Matrix.trace_mul_comm Aᵀ (A * (Aᵀ * A))]
+    simp only [Matrix.mul_assoc]
+  unfold frob
+  rw [sum_sum_sq_eq_trace (Aᵀ * A - 1), sum_sum_sq_eq_trace (A * Aᵀ - 1), hsym1, hsym2,
+    hsq (Aᵀ * A), hsq (A * Aᵀ)]
+  simp only [Matrix.trace_add, Matrix.trace_sub]
+  rw [t1, t2]
+
+/-! ## Layer 1: the orthogonal Procrustes bound -/
+
+/-- The real inner product on `EuclideanSpace ℝ (Fin n)` as a coordinate sum. -/
+theorem real_inner_eq_sum (x y : EuclideanSpace ℝ (Fin n)) :
+    inner ℝ x y = ∑ i, x i * y i := by
+  rw [EuclideanSpace.inner_eq_star_dotProduct, star_trivial, dotProduct]
+  exact Finset.sum_congr rfl fun i _ => mul_comm _ _
+
+/-- Completion of a pairwise orthogonal family: some orthonormal basis `w` satisfies
+`⟨f k, w k⟩ = ‖f k‖` for every `k` (Gram–Schmidt keeps the nonzero `f k / ‖f k‖`). -/
+theorem exists_orthonormalBasis_inner_eq_norm (f : Fin n → EuclideanSpace ℝ (Fin n))
+    (hf : Pairwise fun k l => inner ℝ (f k) (f l) = 0) :
+    ∃ w : OrthonormalBasis (Fin n) ℝ (EuclideanSpace ℝ (Fin n)),
+      ∀ k, inner ℝ (f k) (w k) = ‖f k‖ := by
+  have h : Module.finrank ℝ (EuclideanSpace ℝ (Fin n)) = Fintype.card (Fin n) :=
+    finrank_euclideanSpace
+  refine ⟨InnerProductSpace.gramSchmidtOrthonormalBasis h f, fun k => ?_⟩
+  by_cases hk : f k = 0
+  · rw [hk, inner_zero_left, norm_zero]
+  · have hw : InnerProductSpace.gramSchmidtOrthonormalBasis h f k = ‖f k‖⁻¹ • f k :=
+      InnerProductSpace.gramSchmidtOrthonormalBasis_apply_of_orthogonal h hf hk
+    have hn : ‖f k‖ ≠ 0 := norm_ne_zero_iff.mpr hk
+    rw [hw, real_inner_smul_right, real_inner_self_eq_norm_sq, sq, ← mul_assoc,
+      inv_mul_cancel₀ hn, one_mul]
+
+/-- Matrix form of the completion: if the columns of `B` are pairwise orthogonal, some `W` with
+`Wᵀ W = 1` has `∑_i B_ik W_ik = ‖column k of B‖` for every `k`. -/
+theorem exists_orthogonal_cols_inner_eq_norm (B : Matrix (Fin n) (Fin n) ℝ)
+    (hB : ∀ k l, k ≠ l → ∑ i, B i k * B i l = 0) :
+    ∃ W : Matrix (Fin n) (Fin n) ℝ, Wᵀ * W = 1 ∧
+      ∀ k, ∑ i, B i k * W i k = Real.sqrt (∑ i, B i k ^ 2) := by
+  obtain ⟨w, hw⟩ := exists_orthonormalBasis_inner_eq_norm
+    (fun k => (WithLp.toLp 2 (fun i => B i k) : EuclideanSpace ℝ (Fin n)))
+    (by
+      intro k l hkl
+      show inner ℝ _ _ = 0
+      rw [real_inner_eq_sum]
+      exact hB k l hkl)
+  refine ⟨Matrix.of fun i k => w k i, ?_, fun k => ?_⟩
+  · ext k l
+    rw [Matrix.mul_apply, Matrix.one_apply, ← orthonormal_iff_ite.mp w.orthonormal k l,
+      real_inner_eq_sum]
+    refine Finset.sum_congr rfl fun i _ => ?_
+    simp only [Matrix.transpose_apply, Matrix.of_apply]
+  · have h1 := hw k
+    rw [real_inner_eq_sum, EuclideanSpace.norm_eq] at h1
+    simp only [Real.norm_eq_abs, sq_abs] at h1
+    exact h1
+
+/-- Columnwise Procrustes step: if `Wᵀ W = 1` and `⟨b_k, w_k⟩ = ‖b_k‖` for the columns, then
+`‖B - W‖_F ≤ ‖BᵀB - 1‖_F`. -/
+theorem frob_sub_le_of_cols (B W : Matrix (Fin n) (Fin n) ℝ) (hWW : Wᵀ * W = 1)
+    (hWB : ∀ k, ∑ i, B i k * W i k = Real.sqrt (∑ i, B i k ^ 2)) :
+    frob (B - W) ≤ frob (Bᵀ * B - 1) := by
+  have hsq : ∀ k, Real.sqrt (∑ i, B i k ^ 2) ^ 2 = ∑ i, B i k ^ 2 := fun k =>
+    Real.sq_sqrt (Finset.sum_nonneg fun i _ => sq_nonneg (B i k))
+  have hcol : ∀ k, ∑ i, (B - W) i k ^ 2 = (Real.sqrt (∑ i, B i k ^ 2) - 1) ^ 2 := by
+    intro k
+    have hw1 : ∑ i, W i k ^ 2 = 1 := by
+      have hkk := congrFun (congrFun hWW k) k
+      rw [Matrix.mul_apply, Matrix.one_apply_eq] at hkk
+      calc ∑ i, W i k ^ 2 = ∑ i, Wᵀ k i * W i k :=
+            Finset.sum_congr rfl fun i _ => by rw [Matrix.transpose_apply, sq]
+        _ = 1 := hkk
+    have hs := hsq k
+    have hexp : ∑ i, (B - W) i k ^ 2 =
+        ∑ i, B i k ^ 2 - 2 * ∑ i, B i k * W i k + ∑ i, W i k ^ 2 := by
+      rw [Finset.mul_sum, ← Finset.sum_sub_distrib, ← Finset.sum_add_distrib]
+      refine Finset.sum_congr rfl fun i _ => ?_
+      rw [Matrix.sub_apply]
+      ring
+    rw [hexp, hWB k, hw1]
+    nlinarith [hs]
+  have hdiag : ∀ k, (Real.sqrt (∑ i, B i k ^ 2) ^ 2 - 1) ^ 2 = (Bᵀ * B - 1) k k ^ 2 := by
+    intro k
+    rw [hsq k, Matrix.sub_apply, Matrix.one_apply_eq, Matrix.mul_apply]
+    simp only [Matrix.transpose_apply, sq]
+  apply frob_le_of_sq_le (frob_nonneg _)
+  rw [frob_sq]
+  calc ∑ i, ∑ k, (B - W) i k ^ 2 = ∑ k, ∑ i, (B - W) i k ^ 2 := Finset.sum_comm
+    _ = ∑ k, (Real.sqrt (∑ i, B i k ^ 2) - 1) ^ 2 := Finset.sum_congr rfl fun k _ => hcol k
+    _ ≤ ∑ k, (Real.sqrt (∑ i, B i k ^ 2) ^ 2 - 1) ^ 2 :=
+        Finset.sum_le_sum fun k _ => sub_one_sq_le_sq_sub_one_sq (Real.sqrt_nonneg _)
+    _ = ∑ k, (Bᵀ * B - 1) k k ^ 2 := Finset.sum_congr rfl fun k _ => hdiag k
+    _ ≤ ∑ k, ∑ l, (Bᵀ * B - 1) k l ^ 2 :=
+        Finset.sum_le_sum fun k _ =>
+          Finset.single_le_sum (f := fun l => (Bᵀ * B - 1) k l ^ 2)
+            (fun _ _ => sq_nonneg _) (Finset.mem_univ k)
+
+/-- (L1e) **Orthogonal Procrustes bound.** For every real square matrix `A` there is an
+orthogonal `Q` with `‖A - Q‖_F ≤ ‖AᵀA - 1‖_F`. -/
+theorem exists_orthogonal_frob_sub_le (A : Matrix (Fin n) (Fin n) ℝ) :
+    ∃ Q ∈ Matrix.orthogonalGroup (Fin n) ℝ, frob (A - Q) ≤ frob (Aᵀ * A - 1) := by
+  have hM : (Aᵀ * A).IsHermitian := by
+    have h := Matrix.isHermitian_conjTranspose_mul_self A
+    rwa [Matrix.conjTranspose_eq_transpose_of_trivial] at h
+  obtain ⟨V, hV⟩ : ∃ V : Matrix (Fin n) (Fin n) ℝ, ∀ i k, V i k = hM.eigenvectorBasis k i :=
+    ⟨Matrix.of fun i k => hM.eigenvectorBasis k i, fun _ _ => rfl⟩
+  have hVV : Vᵀ * V = 1 := by
+    ext k l
+    rw [Matrix.mul_apply, Matrix.one_apply,
+      ← orthonormal_iff_ite.mp hM.eigenvectorBasis.orthonormal k l, real_inner_eq_sum]
+    refine Finset.sum_congr rfl fun i _ => ?_
+    rw [Matrix.transpose_apply, hV, hV]
+  have hVV' : V * Vᵀ = 1 := mul_eq_one_comm.mp hVV
+  -- the eigen-equation, entrywise: `(AᵀA V)_{jl} = λ_l V_{jl}`
+  have heig : ∀ j l, ∑ m, (Aᵀ * A) j m * V m l = hM.eigenvalues l * V j l := by
+    intro j l
+    have h := congrFun (hM.mulVec_eigenvectorBasis l) j
+    rw [Pi.smul_apply, smul_eq_mul] at h
+    calc ∑ m, (Aᵀ * A) j m * V m l = ∑ m, (Aᵀ * A) j m * hM.eigenvectorBasis l m :=
+          Finset.sum_congr rfl fun m _ => by rw [hV]
+      _ = hM.eigenvalues l * V j l := by
+          rw [hV]
+          exact h
+  have e2 : (A * V)ᵀ * (A * V) = Vᵀ * ((Aᵀ * A) * V) := by
+    rw [Matrix.transpose_mul, Matrix.mul_assoc, ← Matrix.mul_assoc Aᵀ A V]
+  -- the columns of `B = A V` are pairwise orthogonal
+  have hBB : ∀ k l, ∑ i, (A * V) i k * (A * V) i l =
+      hM.eigenvalues l * (if k = l then 1 else 0) := by
+    intro k l
+    have e1 : ∑ i, (A * V) i k * (A * V) i l = ((A * V)ᵀ * (A * V)) k l := by
+      rw [Matrix.mul_apply]
+      simp only [Matrix.transpose_apply]
+    have e3 : ∀ j, ((Aᵀ * A) * V) j l = hM.eigenvalues l * V j l := by
+      intro j
+      rw [Matrix.mul_apply]
+      exact heig j l
+    rw [e1, e2, Matrix.mul_apply]
+    calc ∑ j, Vᵀ k j * ((Aᵀ * A) * V) j l = ∑ j, hM.eigenvalues l * (Vᵀ k j * V j l) :=
+          Finset.sum_congr rfl fun j _ => by rw [e3 j]; ring
+      _ = hM.eigenvalues l * (Vᵀ * V) k l := by rw [← Finset.mul_sum, Matrix.mul_apply]
+      _ = hM.eigenvalues l * (if k = l then 1 else 0) := by rw [hVV, Matrix.one_apply]
+  have hB : ∀ k l, k ≠ l → ∑ i, (A * V) i k * (A * V) i l = 0 := by
+    intro k l hkl
+    rw [hBB, if_neg hkl, mul_zero]
+  obtain ⟨W, hWW, hWB⟩ := exists_orthogonal_cols_inner_eq_norm (A * V) hB
+  refine ⟨W * Vᵀ, ?_, ?_⟩
+  · rw [Matrix.mem_orthogonalGroup_iff', Matrix.transpose_mul, Matrix.transpose_transpose,
+      Matrix.mul_assoc, ← Matrix.mul_assoc Wᵀ W Vᵀ, hWW, Matrix.one_mul, hVV']
+  · have hA : A - W * Vᵀ = (A * V - W) * Vᵀ := by
+      rw [Matrix.sub_mul, Matrix.mul_assoc, hVV', Matrix.mul_one]
+    have hVt : Vᵀ * Vᵀᵀ = 1 := by rw [Matrix.transpose_transpose]; exact hVV
+    have hVt' : Vᵀᵀ * Vᵀ = 1 := by rw [Matrix.transpose_transpose]; exact hVV'
+    have hconj : (A * V)ᵀ * (A * V) - 1 = Vᵀ * ((Aᵀ * A - 1) * V) := by
+      rw [Matrix.sub_mul, Matrix.one_mul, Matrix.mul_sub, hVV, ← e2]
+    have hR : frob ((A * V)ᵀ * (A * V) - 1) = frob (Aᵀ * A - 1) := by
+      rw [hconj, frob_mul_left_of_transpose_mul_eq_one Vᵀ _ hVt',
+        frob_mul_of_mul_transpose_eq_one _ V hVV']
+    rw [hA, frob_mul_of_mul_transpose_eq_one (A * V - W) Vᵀ hVt, ← hR]
+    exact frob_sub_le_of_cols (A * V) W hWW hWB
+
+/-! ## Layer 2: multi-index facts -/
+
+theorem deg_eq_zero_iff (α : Fin n →₀ ℕ) : deg α = 0 ↔ α = 0 := by
+  rw [deg, ← Finsupp.degree_eq_sum, Finsupp.degree_eq_zero_iff]
+
+theorem deg_zero : deg (0 : Fin n →₀ ℕ) = 0 :=
+  (deg_eq_zero_iff 0).mpr rfl
+
+theorem deg_single (j : Fin n) : deg (Finsupp.single j 1) = 1 := by
+  rw [deg, ← Finsupp.degree_eq_sum, Finsupp.degree_single]
+
+theorem not_two_le_deg_single (j : Fin n) : ¬ 2 ≤ deg (Finsupp.single j 1) := by
+  rw [deg_single]
+  omega
+
+theorem single_one_ne_zero (j : Fin n) : (Finsupp.single j 1 : Fin n →₀ ℕ) ≠ 0 := by
+  intro h
+  have h1 := deg_single j
+  rw [h, deg_zero] at h1
+  omega
+
+theorem exists_single_of_deg_eq_one {α : Fin n →₀ ℕ} (h : deg α = 1) :
+    ∃ j, α = Finsupp.single j 1 := by
+  rw [deg, ← Finsupp.degree_eq_sum] at h
+  exact (Finsupp.sum_eq_one_iff α).mp h
+
+theorem mfact_nonneg (α : Fin n →₀ ℕ) : 0 ≤ mfact α := by
+  rw [mfact]
+  exact Finset.prod_nonneg fun _ _ => Nat.cast_nonneg _
+
+theorem mfact_zero : mfact (0 : Fin n →₀ ℕ) = 1 := by
+  rw [mfact]
+  exact Finset.prod_eq_one fun j _ => by
+    rw [Finsupp.zero_apply, Nat.factorial_zero, Nat.cast_one]
+
+theorem mfact_single (j : Fin n) : mfact (Finsupp.single j 1) = 1 := by
+  rw [mfact]
+  refine Finset.prod_eq_one fun k _ => ?_
+  by_cases h : k = j
+  · rw [h, Finsupp.single_eq_same, Nat.factorial_one, Nat.cast_one]
+  · rw [Finsupp.single_eq_of_ne h, Nat.factorial_zero, Nat.cast_one]
+
+/-- Sum over the degree-one multi-indices of a finite set containing every `e_j` where `g` is
+nonzero: it is the sum over `j` of `g (e_j)`. -/
+theorem sum_filter_deg_one (T : Finset (Fin n →₀ ℕ)) (g : (Fin n →₀ ℕ) → ℝ)
+    (hg : ∀ j, Finsupp.single j 1 ∉ T → g (Finsupp.single j 1) = 0) :
+    ∑ α ∈ T.filter (fun α => deg α = 1), g α = ∑ j, g (Finsupp.single j 1) := by
+  have hsub : T.filter (fun α => deg α = 1) ⊆
+      Finset.univ.image fun j : Fin n => (Finsupp.single j 1 : Fin n →₀ ℕ) := by
+    intro α hα
+    obtain ⟨j, hj⟩ := exists_single_of_deg_eq_one (Finset.mem_filter.mp hα).2
+    exact Finset.mem_image.mpr ⟨j, Finset.mem_univ j, hj.symm⟩
+  rw [Finset.sum_subset hsub, Finset.sum_image (Finsupp.single_left_injective one_ne_zero).injOn]
+  intro α hα hαT
+  obtain ⟨j, _, rfl⟩ := Finset.mem_image.mp hα
+  exact hg j fun hj => hαT (Finset.mem_filter.mpr ⟨hj, deg_single j⟩)
+
+theorem eq_zero_of_mem_low {S : Finset (Fin n →₀ ℕ)} {α : Fin n →₀ ℕ}
+    (h : α ∈ (S.filter fun α => ¬ 2 ≤ deg α).filter fun α => ¬ deg α = 1) : α = 0 := by
+  rw [Finset.mem_filter, Finset.mem_filter] at h
+  obtain ⟨⟨_, h2⟩, h1⟩ := h
+  rw [← deg_eq_zero_iff]
+  omega
+
+/-- Splitting a finite sum over multi-indices by degree: the part of degree `0`, the part of
+degree `1` (indexed by `j`), and the part of degree `≥ 2`. -/
+theorem sum_split_deg (S : Finset (Fin n →₀ ℕ)) (g : (Fin n →₀ ℕ) → ℝ)
+    (hg : ∀ j, Finsupp.single j 1 ∉ S → g (Finsupp.single j 1) = 0) :
+    ∑ α ∈ S, g α =
+      ∑ α ∈ (S.filter fun α => ¬ 2 ≤ deg α).filter (fun α => ¬ deg α = 1), g α
+        + ∑ j, g (Finsupp.single j 1) + ∑ α ∈ S.filter (fun α => 2 ≤ deg α), g α := by
+  have hT : ∀ j, Finsupp.single j 1 ∉ S.filter (fun α => ¬ 2 ≤ deg α) →
+      g (Finsupp.single j 1) = 0 := fun j hj =>
+    hg j fun hS => hj (Finset.mem_filter.mpr ⟨hS, not_two_le_deg_single j⟩)
+  rw [← Finset.sum_filter_add_sum_filter_not S (fun α => 2 ≤ deg α) g,
+    ← Finset.sum_filter_add_sum_filter_not (S.filter fun α => ¬ 2 ≤ deg α)
+      (fun α => deg α = 1) g,
+    sum_filter_deg_one (S.filter fun α => ¬ 2 ≤ deg α) g hT]
+  ring
+
+theorem sum_low_eq (S : Finset (Fin n →₀ ℕ)) (g : (Fin n →₀ ℕ) → ℝ)
+    (h0 : (0 : Fin n →₀ ℕ) ∉ S → g 0 = 0) :
+    ∑ α ∈ (S.filter fun α => ¬ 2 ≤ deg α).filter (fun α => ¬ deg α = 1), g α = g 0 := by
+  have hsub : (S.filter fun α => ¬ 2 ≤ deg α).filter (fun α => ¬ deg α = 1) ⊆
+      ({0} : Finset (Fin n →₀ ℕ)) :=
+    fun α hα => Finset.mem_singleton.mpr (eq_zero_of_mem_low hα)
+  rw [Finset.sum_subset hsub, Finset.sum_singleton]
+  intro α hα hαS
+  rw [Finset.mem_singleton] at hα
+  subst hα
+  apply h0
+  intro h0S
+  apply hαS
+  rw [Finset.mem_filter, Finset.mem_filter, deg_zero]
+  exact ⟨⟨h0S, by omega⟩, by omega⟩
+
+/-! ## Layer 2: definitions of the Theorem 4.3 quantities -/
+
+/-- The nonlinear support of component `i`: `{α ∈ supp (c i) | |α| ≥ 2}`. -/
+def nlSupport (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (i : Fin n) : Finset (Fin n →₀ ℕ) :=
+  (c i).support.filter fun α => 2 ≤ deg α
+
+/-- The nonlinear energy `N = ∑_i ∑_{|α| ≥ 2} (c i α)² α!` (`= E‖h - μ - Az‖²`). -/
+def nonlinEnergy (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) : ℝ :=
+  ∑ i, ∑ α ∈ nlSupport c i, (c i α) ^ 2 * mfact α
+
+/-- The trace gap `δ_tr = L_align - 2(1-ρ) tr Cov` (what the bound actually needs). -/
+def traceGap (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (ρ : ℝ) : ℝ :=
+  alignLoss c ρ - 2 * (1 - ρ) * Matrix.trace (cov c)
+
+/-- The paper's alignment gap `δ = L_align - 2(1-ρ) n`. -/
+def paperGap (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (ρ : ℝ) : ℝ :=
+  alignLoss c ρ - 2 * (1 - ρ) * (n : ℝ)
+
+/-- The whitening error `ε = ‖Cov - I‖_F`. -/
+def whiteningError (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) : ℝ :=
+  frob (cov c - 1)
+
+/-- The normalized gap `D = δ / (2ρ(1-ρ))` (Lean's division: `x / 0 = 0`). -/
+def normalizedGap (δ ρ : ℝ) : ℝ :=
+  δ / (2 * ρ * (1 - ρ))
+
+/-- The squared mean `‖μ‖² = ∑_i (c i 0)²`. -/
+def meanSq (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) : ℝ :=
+  ∑ i, mean c i ^ 2
+
+/-- The Hermite coefficients of `z ↦ (Q z)_i`: `Q i j` at `α = e_j`, zero elsewhere. -/
+def linCoeff (Q : Matrix (Fin n) (Fin n) ℝ) (i : Fin n) : (Fin n →₀ ℕ) →₀ ℝ :=
+  ∑ j, Finsupp.single (Finsupp.single j 1) (Q i j)
+
+/-- The recovery error against `Q`, in coefficient space:
+`∑_i ∑_α (c i α - linCoeff Q i α)² α!`, i.e. `E‖h(z) - Qz‖²` by Hermite orthogonality (the
+sum runs over the finite support of the difference; all other terms vanish). -/
+def recoveryError (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (Q : Matrix (Fin n) (Fin n) ℝ) : ℝ :=
+  ∑ i, ∑ α ∈ (c i - linCoeff Q i).support, ((c i - linCoeff Q i) α) ^ 2 * mfact α
+
+/-- All multi-indices carrying a nonzero coefficient in some component. -/
+def allSupport (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) : Finset (Fin n →₀ ℕ) :=
+  Finset.univ.biUnion fun i => (c i).support
+
+/-- The common nonlinear index set `{α ∈ allSupport c | |α| ≥ 2}`. -/
+def nlIndex (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) : Finset (Fin n →₀ ℕ) :=
+  (allSupport c).filter fun α => 2 ≤ deg α
+
+/-- The nonlinear part of the covariance, `C_N i k = ∑_{|α| ≥ 2} c i α c k α α!`. -/
+def nlCov (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) : Matrix (Fin n) (Fin n) ℝ :=
+  Matrix.of fun i k => ∑ α ∈ nlIndex c, c i α * c k α * mfact α
+
+/-! ## Layer 2: the spectral gap (L2a) -/
+
+theorem nonlinEnergy_nonneg (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) : 0 ≤ nonlinEnergy c :=
+  Finset.sum_nonneg fun _ _ => Finset.sum_nonneg fun α _ =>
+    mul_nonneg (sq_nonneg _) (mfact_nonneg α)
+
+theorem cov_diag (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (i : Fin n) : cov c i i = variance c i := by
+  show ∑ α ∈ covSupport c i i, c i α * c i α * mfact α =
+    ∑ α ∈ ncSupport c i, (c i α) ^ 2 * mfact α
+  rw [covSupport, Finset.union_self]
+  exact Finset.sum_congr rfl fun α _ => by ring
+
+theorem trace_cov (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) :
+    Matrix.trace (cov c) = ∑ i, variance c i := by
+  rw [Matrix.trace]
+  exact Finset.sum_congr rfl fun i _ => cov_diag c i
+
+theorem traceGap_eq (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (ρ : ℝ) :
+    traceGap c ρ = ∑ i, 2 * (ρ * variance c i - corr c ρ i) := by
+  rw [traceGap, alignLoss, trace_cov, Finset.mul_sum, ← Finset.sum_sub_distrib]
+  exact Finset.sum_congr rfl fun i _ => by ring
+
+theorem two_mul_sub_corr_eq (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (ρ : ℝ) (i : Fin n) :
+    2 * (ρ * variance c i - corr c ρ i) =
+      ∑ α ∈ ncSupport c i, 2 * ((c i α) ^ 2 * mfact α) * (ρ - ρ ^ deg α) := by
+  rw [variance, corr, Finset.mul_sum, ← Finset.sum_sub_distrib, Finset.mul_sum]
+  exact Finset.sum_congr rfl fun α _ => by ring
+
+theorem nlSupport_subset (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (i : Fin n) :
+    nlSupport c i ⊆ ncSupport c i := by
+  intro α hα
+  rw [nlSupport, Finset.mem_filter] at hα
+  rw [ncSupport, Finset.mem_filter]
+  refine ⟨hα.1, fun h => ?_⟩
+  have h2 := hα.2
+  rw [h, deg_zero] at h2
+  omega
+
+theorem nonlin_le_component (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) {ρ : ℝ} (h0 : 0 < ρ) (h1 : ρ < 1)
+    (i : Fin n) :
+    2 * (ρ * (1 - ρ)) * ∑ α ∈ nlSupport c i, (c i α) ^ 2 * mfact α ≤
+      2 * (ρ * variance c i - corr c ρ i) := by
+  rw [two_mul_sub_corr_eq, ← Finset.sum_subset (nlSupport_subset c i), Finset.mul_sum]
+  · refine Finset.sum_le_sum fun α hα => ?_
+    have hd : 2 ≤ deg α := (Finset.mem_filter.mp hα).2
+    have hgap := mul_one_sub_le_sub_pow h0 h1 hd
+    have hnn : 0 ≤ (c i α) ^ 2 * mfact α := mul_nonneg (sq_nonneg _) (mfact_nonneg α)
+    nlinarith [mul_le_mul_of_nonneg_left hgap hnn]
+  · intro α hα hα'
+    have hne : α ≠ 0 := (Finset.mem_filter.mp hα).2
+    have hsupp : α ∈ (c i).support := (Finset.mem_filter.mp hα).1
+    have hd1 : deg α ≠ 0 := fun h => hne ((deg_eq_zero_iff α).mp h)
+    have hd2 : ¬ 2 ≤ deg α := fun h => hα' (Finset.mem_filter.mpr ⟨hsupp, h⟩)
+    have hd : deg α = 1 := by omega
+    rw [hd, pow_one, sub_self, mul_zero]
+
+/-- (L2a) **Spectral gap.** `2ρ(1-ρ) N ≤ δ_tr`, because
+`δ_tr = ∑_i ∑_{α ≠ 0} 2 (c i α)² α! (ρ - ρ^|α|)` and `ρ - ρ^d ≥ ρ(1-ρ)` for `d ≥ 2`. -/
+theorem two_mul_nonlinEnergy_le_traceGap (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) {ρ : ℝ}
+    (h0 : 0 < ρ) (h1 : ρ < 1) :
+    2 * (ρ * (1 - ρ)) * nonlinEnergy c ≤ traceGap c ρ := by
+  rw [traceGap_eq, nonlinEnergy, Finset.mul_sum]
+  exact Finset.sum_le_sum fun i _ => nonlin_le_component c h0 h1 i
+
+/-- The trace gap is never negative (no clamping needed). -/
+theorem traceGap_nonneg (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) {ρ : ℝ} (h0 : 0 < ρ) (h1 : ρ < 1) :
+    0 ≤ traceGap c ρ :=
+  le_trans (mul_nonneg (mul_nonneg zero_le_two (mul_nonneg h0.le (sub_nonneg.mpr h1.le)))
+    (nonlinEnergy_nonneg c)) (two_mul_nonlinEnergy_le_traceGap c h0 h1)
+
+/-- `N ≤ D_tr = δ_tr / (2ρ(1-ρ))`. -/
+theorem nonlinEnergy_le_normalizedGap (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) {ρ : ℝ}
+    (h0 : 0 < ρ) (h1 : ρ < 1) :
+    nonlinEnergy c ≤ normalizedGap (traceGap c ρ) ρ := by
+  have hpos : 0 < 2 * ρ * (1 - ρ) := mul_pos (mul_pos two_pos h0) (sub_pos.mpr h1)
+  have h := two_mul_nonlinEnergy_le_traceGap c h0 h1
+  rw [normalizedGap, le_div_iff₀ hpos]
+  linarith
+
+/-! ## Layer 2: the Pythagorean split (L2b) -/
+
+theorem linCoeff_single (Q : Matrix (Fin n) (Fin n) ℝ) (i j : Fin n) :
+    linCoeff Q i (Finsupp.single j 1) = Q i j := by
+  rw [linCoeff, Finsupp.finsetSum_apply, Finset.sum_eq_single j]
+  · exact Finsupp.single_eq_same
+  · intro b _ hb
+    exact Finsupp.single_eq_of_ne fun h => hb (Finsupp.single_left_injective one_ne_zero h).symm
+  · intro h
+    exact absurd (Finset.mem_univ j) h
+
+theorem linCoeff_of_deg_ne_one (Q : Matrix (Fin n) (Fin n) ℝ) (i : Fin n) {α : Fin n →₀ ℕ}
+    (hα : deg α ≠ 1) : linCoeff Q i α = 0 := by
+  rw [linCoeff, Finsupp.finsetSum_apply]
+  refine Finset.sum_eq_zero fun j _ => Finsupp.single_eq_of_ne fun h => hα ?_
+  rw [h]
+  exact deg_single j
+
+theorem linCoeff_zero (Q : Matrix (Fin n) (Fin n) ℝ) (i : Fin n) : linCoeff Q i 0 = 0 :=
+  linCoeff_of_deg_ne_one Q i (α := 0) (by rw [deg_zero]; omega)
+
+/-- Per component: `∑_α (c i α - q_i α)² α! = μ_i² + ∑_j (A_ij - Q_ij)² + N_i`. -/
+theorem component_error_eq (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (Q : Matrix (Fin n) (Fin n) ℝ)
+    (i : Fin n) :
+    ∑ α ∈ (c i - linCoeff Q i).support, ((c i - linCoeff Q i) α) ^ 2 * mfact α =
+      mean c i ^ 2 + ∑ j, (linearPart c - Q) i j ^ 2 +
+        ∑ α ∈ nlSupport c i, (c i α) ^ 2 * mfact α := by
+  have hg1 : ∀ j, Finsupp.single j 1 ∉ (c i - linCoeff Q i).support →
+      ((c i - linCoeff Q i) (Finsupp.single j 1)) ^ 2 * mfact (Finsupp.single j 1) = 0 := by
+    intro j hj
+    rw [Finsupp.notMem_support_iff.mp hj]
+    ring
+  have hg0 : (0 : Fin n →₀ ℕ) ∉ (c i - linCoeff Q i).support →
+      ((c i - linCoeff Q i) 0) ^ 2 * mfact 0 = 0 := by
+    intro h
+    rw [Finsupp.notMem_support_iff.mp h]
+    ring
+  have h0' : ((c i - linCoeff Q i) 0) ^ 2 * mfact 0 = mean c i ^ 2 := by
+    rw [Finsupp.sub_apply, linCoeff_zero, sub_zero, mfact_zero, mul_one, mean]
+  have h1' : ∑ j, ((c i - linCoeff Q i) (Finsupp.single j 1)) ^ 2 *
+      mfact (Finsupp.single j 1) = ∑ j, (linearPart c - Q) i j ^ 2 := by
+    refine Finset.sum_congr rfl fun j _ => ?_
+    rw [Finsupp.sub_apply, linCoeff_single, mfact_single, mul_one, Matrix.sub_apply, linearPart,
+      Matrix.of_apply]
+  have hset : (c i - linCoeff Q i).support.filter (fun α => 2 ≤ deg α) = nlSupport c i := by
+    ext α
+    rw [nlSupport, Finset.mem_filter, Finset.mem_filter, Finsupp.mem_support_iff,
+      Finsupp.mem_support_iff]
+    constructor
+    · rintro ⟨h1, h2⟩
+      refine ⟨?_, h2⟩
+      rwa [Finsupp.sub_apply, linCoeff_of_deg_ne_one Q i (show deg α ≠ 1 by omega),
+        sub_zero] at h1
+    · rintro ⟨h1, h2⟩
+      refine ⟨?_, h2⟩
+      rwa [Finsupp.sub_apply, linCoeff_of_deg_ne_one Q i (show deg α ≠ 1 by omega), sub_zero]
+  have h2' : ∑ α ∈ (c i - linCoeff Q i).support.filter (fun α => 2 ≤ deg α),
+      ((c i - linCoeff Q i) α) ^ 2 * mfact α = ∑ α ∈ nlSupport c i, (c i α) ^ 2 * mfact α := by
+    rw [hset]
+    refine Finset.sum_congr rfl fun α hα => ?_
+    have hd : 2 ≤ deg α := (Finset.mem_filter.mp hα).2
+    rw [Finsupp.sub_apply, linCoeff_of_deg_ne_one Q i (show deg α ≠ 1 by omega), sub_zero]
+  rw [sum_split_deg (c i - linCoeff Q i).support
+      (fun α => ((c i - linCoeff Q i) α) ^ 2 * mfact α) hg1,
+    sum_low_eq (c i - linCoeff Q i).support
+      (fun α => ((c i - linCoeff Q i) α) ^ 2 * mfact α) hg0,
+    h0', h1', h2']
+
+/-- (L2b) **Pythagorean split.** The recovery error against any matrix `Q` is
+`‖μ‖² + ‖A - Q‖_F² + N`. -/
+theorem recoveryError_eq (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (Q : Matrix (Fin n) (Fin n) ℝ) :
+    recoveryError c Q = meanSq c + frob (linearPart c - Q) ^ 2 + nonlinEnergy c := by
+  have hsum : recoveryError c Q = ∑ i, (mean c i ^ 2 + ∑ j, (linearPart c - Q) i j ^ 2 +
+      ∑ α ∈ nlSupport c i, (c i α) ^ 2 * mfact α) :=
+    Finset.sum_congr rfl fun i _ => component_error_eq c Q i
+  rw [hsum, Finset.sum_add_distrib, Finset.sum_add_distrib, frob_sq, meanSq, nonlinEnergy]
+
+theorem recoveryError_nonneg (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (Q : Matrix (Fin n) (Fin n) ℝ) :
+    0 ≤ recoveryError c Q :=
+  Finset.sum_nonneg fun _ _ => Finset.sum_nonneg fun α _ =>
+    mul_nonneg (sq_nonneg _) (mfact_nonneg α)
+
+/-! ## Layer 2: the covariance split and the Gram bound (L2c) -/
+
+theorem mem_allSupport {c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)} {i : Fin n} {α : Fin n →₀ ℕ}
+    (h : α ∈ (c i).support) : α ∈ allSupport c :=
+  Finset.mem_biUnion.mpr ⟨i, Finset.mem_univ i, h⟩
+
+/-- `Cov = A Aᵀ + C_N`. -/
+theorem cov_eq (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) :
+    cov c = linearPart c * (linearPart c)ᵀ + nlCov c := by
+  ext i k
+  rw [Matrix.add_apply, Matrix.mul_apply]
+  have hg : ∀ j, Finsupp.single j 1 ∉ covSupport c i k →
+      c i (Finsupp.single j 1) * c k (Finsupp.single j 1) * mfact (Finsupp.single j 1) = 0 := by
+    intro j hj
+    by_cases hi : c i (Finsupp.single j 1) = 0
+    · rw [hi, zero_mul, zero_mul]
+    · exact (hj (Finset.mem_filter.mpr
+        ⟨Finset.mem_union_left _ (Finsupp.mem_support_iff.mpr hi), single_one_ne_zero j⟩)).elim
+  have hlow : ∑ α ∈ ((covSupport c i k).filter fun α => ¬ 2 ≤ deg α).filter
+      (fun α => ¬ deg α = 1), c i α * c k α * mfact α = 0 := by
+    refine Finset.sum_eq_zero fun α hα => ?_
+    have h0 := eq_zero_of_mem_low hα
+    have hmem : α ∈ covSupport c i k := (Finset.mem_filter.mp (Finset.mem_filter.mp hα).1).1
+    exact absurd h0 (Finset.mem_filter.mp hmem).2
+  have hlin : ∑ j, c i (Finsupp.single j 1) * c k (Finsupp.single j 1) *
+      mfact (Finsupp.single j 1) = ∑ j, linearPart c i j * (linearPart c)ᵀ j k := by
+    refine Finset.sum_congr rfl fun j _ => ?_
+    simp only [mfact_single, mul_one, linearPart, Matrix.transpose_apply, Matrix.of_apply]
+  have hsub : (covSupport c i k).filter (fun α => 2 ≤ deg α) ⊆ nlIndex c := by
+    intro α hα
+    obtain ⟨hcov, h2⟩ := Finset.mem_filter.mp hα
+    obtain ⟨hun, _⟩ := Finset.mem_filter.mp hcov
+    refine Finset.mem_filter.mpr ⟨?_, h2⟩
+    rcases Finset.mem_union.mp hun with h | h
+    · exact mem_allSupport h
+    · exact mem_allSupport h
+  have hnl : ∑ α ∈ (covSupport c i k).filter (fun α => 2 ≤ deg α), c i α * c k α * mfact α =
+      nlCov c i k := by
+    refine Finset.sum_subset hsub fun α hα hα' => ?_
+    have h2 : 2 ≤ deg α := (Finset.mem_filter.mp hα).2
+    have hne : α ≠ 0 := fun h => by
+      rw [h, deg_zero] at h2
+      omega
+    by_cases hi : c i α = 0
+    · rw [hi, zero_mul, zero_mul]
+    · exact (hα' (Finset.mem_filter.mpr ⟨Finset.mem_filter.mpr
+        ⟨Finset.mem_union_left _ (Finsupp.mem_support_iff.mpr hi), hne⟩, h2⟩)).elim
+  show ∑ α ∈ covSupport c i k, c i α * c k α * mfact α = _
+  rw [sum_split_deg (covSupport c i k) (fun α => c i α * c k α * mfact α) hg, hlow, zero_add,
+    hlin, hnl]
+
+/-- `‖C_N‖_F ≤ tr C_N = N` (Gram matrix bound). -/
+theorem frob_nlCov_le (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) : frob (nlCov c) ≤ nonlinEnergy c := by
+  have hG := sum_sum_sq_weighted_le (nlIndex c) mfact (fun α _ => mfact_nonneg α)
+    (fun i α => c i α)
+  have hN : ∑ i, ∑ α ∈ nlIndex c, c i α ^ 2 * mfact α = nonlinEnergy c := by
+    rw [nonlinEnergy]
+    refine Finset.sum_congr rfl fun i _ => ?_
+    have hsub : nlSupport c i ⊆ nlIndex c := by
+      intro α hα
+      obtain ⟨hs, h2⟩ := Finset.mem_filter.mp hα
+      exact Finset.mem_filter.mpr ⟨mem_allSupport hs, h2⟩
+    refine (Finset.sum_subset hsub fun α hα hα' => ?_).symm
+    have h2 : 2 ≤ deg α := (Finset.mem_filter.mp hα).2
+    by_cases hi : c i α = 0
+    · rw [hi]
+      ring
+    · exact (hα' (Finset.mem_filter.mpr ⟨Finsupp.mem_support_iff.mpr hi, h2⟩)).elim
+  apply frob_le_of_sq_le (nonlinEnergy_nonneg c)
+  calc ∑ i, ∑ k, nlCov c i k ^ 2
+      = ∑ i, ∑ k, (∑ α ∈ nlIndex c, c i α * c k α * mfact α) ^ 2 := rfl
+    _ ≤ (∑ i, ∑ α ∈ nlIndex c, c i α ^ 2 * mfact α) ^ 2 := hG
+    _ = nonlinEnergy c ^ 2 := by rw [hN]
+
+/-- (L2c) `‖A Aᵀ - 1‖_F ≤ ε + N`, since `A Aᵀ - 1 = (Cov - 1) - C_N`. -/
+theorem frob_linear_gram_le (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) :
+    frob (linearPart c * (linearPart c)ᵀ - 1) ≤ whiteningError c + nonlinEnergy c := by
+  have h : linearPart c * (linearPart c)ᵀ - 1 = (cov c - 1) - nlCov c := by
+    rw [cov_eq]
+    abel
+  rw [h, whiteningError]
+  linarith [frob_sub_le (cov c - 1) (nlCov c), frob_nlCov_le c]
+
+/-! ## Layer 2: the assembled theorem (L2d) -/
+
+/-- **Theorem 4.3 (approximate identifiability), corrected form, coefficient model.**
+
+The paper claims `E‖h(z) - Qz‖² ≤ D + (ε + D)²` for some orthogonal `Q`, with
+`D = δ / (2ρ(1-ρ))`, `δ = L_align - 2(1-ρ)n`, `ε = ‖Cov(h(z)) - Iₙ‖_F`.
+
+Proved here, for every encoder with finitely many Hermite coefficients and every `0 < ρ < 1`
+(no other hypothesis): some `Q ∈ O(n)` satisfies
+`recoveryError c Q ≤ ‖μ‖² + D_tr + (ε + D_tr)²`, where `D_tr = δ_tr / (2ρ(1-ρ))` and
+`δ_tr = L_align - 2(1-ρ) tr Cov` (`traceGap`, always `≥ 0`).
+
+Differences from the paper: (1) the gap is measured against `tr Cov`, not `n` (they agree when
+every component has unit variance; see `approximate_identifiability_paper_form`); (2) the mean
+term `‖μ‖²` appears, because `L_align` does not see the mean; (3) the statement lives in the
+Hermite coefficient model: `recoveryError`, `cov`, `alignLoss` are the orthogonality/Mehler
+formulas, which equal the population quantities by Hermite orthogonality (checked numerically,
+not proved here); (4) the encoder has finitely many nonzero coefficients. -/
+theorem approximate_identifiability (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) {ρ : ℝ}
+    (h0 : 0 < ρ) (h1 : ρ < 1) :
+    ∃ Q ∈ Matrix.orthogonalGroup (Fin n) ℝ,
+      recoveryError c Q ≤ meanSq c + normalizedGap (traceGap c ρ) ρ +
+        (whiteningError c + normalizedGap (traceGap c ρ) ρ) ^ 2 := by
+  obtain ⟨Q, hQ, hAQ⟩ := exists_orthogonal_frob_sub_le (linearPart c)
+  refine ⟨Q, hQ, ?_⟩
+  have hN := nonlinEnergy_le_normalizedGap c h0 h1
+  have hN0 := nonlinEnergy_nonneg c
+  have hG := frob_linear_gram_le c
+  rw [← frob_transpose_mul_sub_one] at hG
+  have hF : frob (linearPart c - Q) ≤ whiteningError c + normalizedGap (traceGap c ρ) ρ := by
+    linarith
+  have hF2 : frob (linearPart c - Q) ^ 2 ≤
+      (whiteningError c + normalizedGap (traceGap c ρ) ρ) ^ 2 :=
+    pow_le_pow_left₀ (frob_nonneg _) hF 2
+  rw [recoveryError_eq]
+  linarith
+
+/-- **The paper's form of Theorem 4.3, under the paper's normalisation.** If every component has
+mean `0` and variance `1`, then `tr Cov = n`, the trace gap is the paper's `δ`, the mean term
+vanishes, and some `Q ∈ O(n)` satisfies `recoveryError c Q ≤ D + (ε + D)²` with the paper's
+`D = δ / (2ρ(1-ρ))`. -/
+theorem approximate_identifiability_paper_form (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) {ρ : ℝ}
+    (h0 : 0 < ρ) (h1 : ρ < 1) (hmean : ∀ i, mean c i = 0) (hvar : ∀ i, variance c i = 1) :
+    ∃ Q ∈ Matrix.orthogonalGroup (Fin n) ℝ,
+      recoveryError c Q ≤ normalizedGap (paperGap c ρ) ρ +
+        (whiteningError c + normalizedGap (paperGap c ρ) ρ) ^ 2 := by
+  have htr : Matrix.trace (cov c) = (n : ℝ) := by
+    rw [trace_cov]
+    simp only [hvar, Finset.sum_const, Finset.card_univ, Fintype.card_fin, nsmul_eq_mul,
+      mul_one]
+  have hgap : traceGap c ρ = paperGap c ρ := by
+    rw [traceGap, paperGap, htr]
+  have hmu : meanSq c = 0 := by
+    rw [meanSq]
+    exact Finset.sum_eq_zero fun i _ => by rw [hmean i]; ring
+  obtain ⟨Q, hQ, hle⟩ := approximate_identifiability c h0 h1
+  refine ⟨Q, hQ, ?_⟩
+  rw [hgap, hmu, zero_add] at hle
+  exact hle
+
+end
+
+end Lejepa.Approx
