@@ -298,6 +298,13 @@ theorem mem_covSupport {i k : Fin n} {α : Fin n →₀ ℕ} :
   unfold covSupport
   rw [Finset.mem_filter]
 
+/-- The variance is the diagonal of the covariance matrix. -/
+theorem variance_eq_cov_self (i : Fin n) : variance c i = cov c i i := by
+  unfold variance cov covSupport ncSupport
+  rw [Matrix.of_apply, Finset.union_self]
+  refine Finset.sum_congr rfl (fun α _ => ?_)
+  ring
+
 /-- The per-component gap: `∑_{α ≠ 0} 2 c² α! (ρ - ρ^|α|) = 2ρ Var_i - 2 Corr_i`. -/
 theorem sum_gap_eq (ρ : ℝ) (i : Fin n) :
     ∑ α ∈ ncSupport c i, 2 * (c i α) ^ 2 * mfact α * (ρ - ρ ^ deg α)
@@ -468,8 +475,9 @@ theorem mul_transpose_linearPart_eq_cov (h0 : ∀ i, c i 0 = 0)
 part is orthogonal. -/
 theorem linearPart_mem_orthogonalGroup (h0 : ∀ i, c i 0 = 0)
     (h2 : ∀ i α, 2 ≤ deg α → c i α = 0) (hcov : cov c = 1) :
-    linearPart c ∈ Matrix.orthogonalGroup (Fin n) ℝ :=
-  (Matrix.mem_orthogonalGroup_iff ..).mpr ((mul_transpose_linearPart_eq_cov c h0 h2).trans hcov)
+    linearPart c ∈ Matrix.orthogonalGroup (Fin n) ℝ := by
+  rw [Matrix.mem_orthogonalGroup_iff]
+  exact (mul_transpose_linearPart_eq_cov c h0 h2).trans hcov
 
 end Evaluation
 
@@ -482,8 +490,8 @@ Paper (Thm 4.1): for a Gaussian world `z ~ N(0, Iₙ)` with OU pairs `z' = ρ z 
 satisfies `h(z) = Q z` with `Q ∈ O(n)`.
 
 What is proved here: for an encoder given by finitely many Hermite coefficients
-`c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)`, with zero means (`mean c i = 0`), unit variances
-(`variance c i = 1`) and identity covariance (`cov c = 1`), and `0 < ρ < 1`:
+`c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)`, with zero means (`mean c i = 0`) and identity covariance
+(`cov c = 1`, which gives unit variances by `variance_eq_cov_self`), and `0 < ρ < 1`:
 (a) the alignment loss is at least `2(1-ρ)n`; (b) if it equals `2(1-ρ)n`, there is
 `Q ∈ Matrix.orthogonalGroup (Fin n) ℝ` with `encoderEval c z = Q z` for every `z`.
 
@@ -492,15 +500,16 @@ Hermite coefficients (this file does not prove Mehler's formula, and does not tr
 infinitely many nonzero coefficients, i.e. general `L²` encoders); the constraint
 `h(z) ~ N(0, I)` is replaced by its first two moments (mean 0, covariance `I`), which is all the
 argument uses; "minimiser" is replaced by "attains the lower bound `2(1-ρ)n`" (which (a) shows is a
-lower bound; it is attained by every orthogonal linear encoder). The unit-variance hypothesis is
-implied by `cov c = 1`; it is kept to mirror the paper. -/
+lower bound; it is attained by every orthogonal linear encoder). -/
 theorem linear_identifiability (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) {ρ : ℝ} (hρ0 : 0 < ρ)
-    (hρ1 : ρ < 1) (hmean : ∀ i, mean c i = 0) (hvar : ∀ i, variance c i = 1)
-    (hcov : cov c = 1) :
+    (hρ1 : ρ < 1) (hmean : ∀ i, mean c i = 0) (hcov : cov c = 1) :
     2 * (1 - ρ) * (n : ℝ) ≤ alignLoss c ρ ∧
       (alignLoss c ρ = 2 * (1 - ρ) * (n : ℝ) →
         ∃ Q ∈ Matrix.orthogonalGroup (Fin n) ℝ,
           ∀ z : Fin n → ℝ, encoderEval c z = Matrix.mulVec Q z) := by
+  have hvar : ∀ i, variance c i = 1 := by
+    intro i
+    rw [variance_eq_cov_self, hcov, Matrix.one_apply_eq]
   refine ⟨alignLoss_ge c hρ0.le hρ1.le hvar, fun heq => ?_⟩
   have h2 : ∀ i α, 2 ≤ deg α → c i α = 0 := (alignLoss_eq_iff c hρ0 hρ1 hvar).mp heq
   have h0 : ∀ i, c i 0 = 0 := hmean
