@@ -806,6 +806,64 @@ theorem approximate_identifiability_paper_form (c : Fin n → ((Fin n →₀ ℕ
   rw [hgap, hmu, zero_add] at hle
   exact hle
 
+/-! ## The paper's unqualified form fails: `h(z) = z / 2`, `n = 1`, `ρ = 9/10` -/
+
+/-- The one-dimensional linear encoder `h(z) = z / 2` (coefficient `1/2` at `α = e_0`). -/
+def halfEncoder : Fin 1 → ((Fin 1 →₀ ℕ) →₀ ℝ) :=
+  fun _ => Finsupp.single (Finsupp.single 0 1) (1 / 2)
+
+theorem halfEncoder_apply (i : Fin 1) : halfEncoder i (Finsupp.single 0 1) = 1 / 2 :=
+  Finsupp.single_eq_same
+
+theorem halfEncoder_support (i : Fin 1) :
+    (halfEncoder i).support = {Finsupp.single 0 1} :=
+  Finsupp.support_single _ (by norm_num)
+
+theorem ncSupport_halfEncoder (i : Fin 1) : ncSupport halfEncoder i = {Finsupp.single 0 1} := by
+  rw [ncSupport, halfEncoder_support, Finset.filter_singleton, if_pos (single_one_ne_zero (0 : Fin 1))]
+
+theorem variance_halfEncoder (i : Fin 1) : variance halfEncoder i = 1 / 4 := by
+  rw [variance, ncSupport_halfEncoder, Finset.sum_singleton, halfEncoder_apply, mfact_single]
+  norm_num
+
+theorem corr_halfEncoder (ρ : ℝ) (i : Fin 1) : corr halfEncoder ρ i = 1 / 4 * ρ := by
+  rw [corr, ncSupport_halfEncoder, Finset.sum_singleton, halfEncoder_apply, mfact_single,
+    deg_single]
+  ring
+
+theorem alignLoss_halfEncoder (ρ : ℝ) : alignLoss halfEncoder ρ = 2 * (1 / 4 - 1 / 4 * ρ) := by
+  rw [alignLoss, Fin.sum_univ_one, variance_halfEncoder, corr_halfEncoder]
+
+theorem whiteningError_halfEncoder : whiteningError halfEncoder = 3 / 4 := by
+  rw [whiteningError, frob, Fin.sum_univ_one, Fin.sum_univ_one, Matrix.sub_apply, cov_diag,
+    variance_halfEncoder, Matrix.one_apply_eq,
+    show ((1 : ℝ) / 4 - 1) ^ 2 = (3 / 4) ^ 2 by norm_num]
+  exact Real.sqrt_sq (by norm_num)
+
+/-- **The paper's form of Theorem 4.3 is false without its normalisation.** For the linear
+encoder `h(z) = z / 2` in one dimension and `ρ = 9/10`: the paper's gap is
+`δ = L_align - 2(1-ρ)n = -3/20 < 0`, `D = -5/6`, `ε = 3/4`, and the paper's right-hand side
+`D + (ε + D)² = -119/144` is negative, so it is below the recovery error against *every* matrix
+`Q` (orthogonal or not); for orthogonal `Q = ±1` the error is `(1/2 ∓ 1)² ≥ 1/4`. The corrected
+`approximate_identifiability` is not affected: here `δ_tr = 0`. -/
+theorem paper_form_counterexample :
+    normalizedGap (paperGap halfEncoder (9 / 10)) (9 / 10) +
+        (whiteningError halfEncoder + normalizedGap (paperGap halfEncoder (9 / 10)) (9 / 10)) ^ 2
+      < 0 ∧
+    ∀ Q : Matrix (Fin 1) (Fin 1) ℝ,
+      normalizedGap (paperGap halfEncoder (9 / 10)) (9 / 10) +
+          (whiteningError halfEncoder + normalizedGap (paperGap halfEncoder (9 / 10)) (9 / 10)) ^ 2
+        < recoveryError halfEncoder Q := by
+  have hD : normalizedGap (paperGap halfEncoder (9 / 10)) (9 / 10) = -5 / 6 := by
+    rw [normalizedGap, paperGap, alignLoss_halfEncoder]
+    norm_num
+  have hb : normalizedGap (paperGap halfEncoder (9 / 10)) (9 / 10) +
+      (whiteningError halfEncoder + normalizedGap (paperGap halfEncoder (9 / 10)) (9 / 10)) ^ 2
+        < 0 := by
+    rw [hD, whiteningError_halfEncoder]
+    norm_num
+  exact ⟨hb, fun Q => lt_of_lt_of_le hb (recoveryError_nonneg halfEncoder Q)⟩
+
 end
 
 end Lejepa.Approx
