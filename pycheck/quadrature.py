@@ -137,6 +137,26 @@ def composite_legendre(half_width: float, n_panels: int, order: int = 10,
     return x.ravel(), w.ravel()
 
 
+#: Factor applied to the summed error indicators of :func:`adaptive_expectation`. Over 300 random
+#: step and 300 random kink locations (rtol 1e-12) the true error was at most 9.5 times the raw
+#: indicator sum (the indicators of a panel with a jump are of the size of its error, not above it).
+ADAPTIVE_SAFETY = 10.0
+
+
+@lru_cache(maxsize=16)
+def _lobatto(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """n-point Gauss-Lobatto rule on [-1, 1]: nodes +-1 and the roots of P'_{n-1}, weights
+    2 / (n (n-1) P_{n-1}(x)^2); exact to degree 2n - 3. (numpy offers no Lobatto rule.)"""
+    from numpy.polynomial import legendre as leg
+
+    c = np.zeros(n)
+    c[-1] = 1.0                                     # P_{n-1}
+    inner = leg.legroots(leg.legder(c))
+    x = np.concatenate([[-1.0], np.sort(inner), [1.0]])
+    w = 2.0 / (n * (n - 1) * leg.legval(x, c) ** 2)
+    return x, w
+
+
 @dataclass(frozen=True)
 class AdaptiveResult:
     """Integrals, their estimated absolute errors, and the cost of :func:`adaptive_expectation`."""
@@ -156,32 +176,46 @@ def adaptive_expectation(F: Callable[[np.ndarray], np.ndarray], half_width: floa
 
     ``F(x)`` takes a 1-D array of points and returns an array of shape ``(K, len(x))``.
     Each panel carries its ``order``-point Gauss-Legendre estimate I; it is bisected and the halves'
-    sum I' is computed. If ``|I - I'| <= max(atol, rtol * S_k)`` for every component k (S_k is a
-    first estimate of E|F_k|), I' is accepted and ``|I - I'|`` is added to the error estimate (a
-    conservative estimate: I' is usually far more accurate than I); otherwise both halves are
-    refined further. A jump inside a panel gives an error proportional to the panel width, so a step
+    sum I' is computed, and also I'' from an odd-order Gauss-Lobatto rule (about order/2 points,
+    nodes at the centre and, pulled in by 1e-13 of the half-width, at the ends) on the panel. With ``e = max(|I - I'|, |I'' - I'|)``: if ``e <= max(atol, rtol * S_k)`` for every component k (S_k
+    is a first estimate of E|F_k|), I' is accepted and ``ADAPTIVE_SAFETY * e`` is added to the error estimate (for smooth
+    F a conservative estimate; for a jump inside the panel it is of the size of the true error:
+    an estimate, not a bound); otherwise both halves are refined further. A jump inside a panel gives an error proportional to the panel width, so a step
     costs ~log2(width / tolerance) levels of two panels each. ``breakpoints`` (known jumps or
     kinks) are made panel edges from the start, which makes piecewise-smooth F converge at once.
+
+    Why Lobatto: the Gauss nodes of a panel and of its halves leave gaps at the panel's ends and
+    centre (about 0.34% of a half-panel for 20 points); a jump inside such a gap makes all Gauss
+    estimates agree, so the bisection alone would accept a wrong value. The Lobatto nodes sit in
+    those gaps. What no point rule can see remains: a jump within 1e-13 of a half-panel of an edge
+    (error at most that width times the jump times phi, below the tolerance in practice), or a
+    feature narrower than the node spacing everywhere (e.g. a spike between nodes). Pass known
+    jump locations as ``breakpoints``.
     """
-    order = check_int(order, "order", 1)
+    order = check_int(order, "order", 2)
     max_levels = check_int(max_levels, "max_levels", 1)
     rtol = check_nonneg(rtol, "rtol")
     atol = check_nonneg(atol, "atol")
     edges = panel_edges(half_width, n_init, breakpoints)
     t, u = _gl(order)
+    lo_order = order // 2 + 1 if (order // 2) % 2 == 0 else order // 2   # odd: a node at the centre
+    tl, ul = _lobatto(max(3, lo_order))
+    tl = tl * (1.0 - 1e-13)         # end nodes just inside the panel (a jump on an edge is no jump)
     n_evals = 0
 
-    def panel_integrals(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def integrals(a: np.ndarray, b: np.ndarray, t: np.ndarray, u: np.ndarray,
+                  absolute: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
         nonlocal n_evals
         x = 0.5 * (a + b)[:, None] + 0.5 * (b - a)[:, None] * t
         w = 0.5 * (b - a)[:, None] * u * normal_pdf(x)
         vals = np.asarray(F(x.ravel()), dtype=float)
         n_evals += x.size
         vals = vals.reshape(vals.shape[0], *x.shape)
-        return np.einsum("kpj,pj->kp", vals, w), np.einsum("kpj,pj->kp", np.abs(vals), w)
+        est = np.einsum("kpj,pj->kp", vals, w)
+        return est, (np.einsum("kpj,pj->kp", np.abs(vals), w) if absolute else None)
 
     a, b = edges[:-1], edges[1:]
-    est, absest = panel_integrals(a, b)
+    est, absest = integrals(a, b, t, u, absolute=True)
     scale = absest.sum(axis=1)
     tol = np.maximum(atol, rtol * scale)[:, None]
     total = np.zeros(est.shape[0])
@@ -192,10 +226,15 @@ def adaptive_expectation(F: Callable[[np.ndarray], np.ndarray], half_width: floa
         m = 0.5 * (a + b)
         halves_a = np.concatenate([a, m])
         halves_b = np.concatenate([m, b])
-        h_est, _ = panel_integrals(halves_a, halves_b)
+        h_est, _ = integrals(halves_a, halves_b, t, u)
+        low, _ = integrals(a, b, tl, ul)
         npan = a.size
         refined = h_est[:, :npan] + h_est[:, npan:]
-        diff = np.abs(est - refined)
+        # two error indicators: the parent's rule, and an odd-order Lobatto rule on the panel, with
+        # nodes at the centre (the bisection point) and at both ends. The Gauss rules of a panel and
+        # of its halves have no node near the bisection point or the ends, and agree exactly when a
+        # jump lies in one of those gaps; the Lobatto nodes see it.
+        diff = np.maximum(np.abs(est - refined), np.abs(low - refined))
         ok = np.all(diff <= tol, axis=0)
         last = level == max_levels - 1
         too_many = 2 * np.count_nonzero(~ok) > max_panels
@@ -203,7 +242,7 @@ def adaptive_expectation(F: Callable[[np.ndarray], np.ndarray], half_width: floa
             converged = bool(np.all(ok))
             ok[:] = True
         total += refined[:, ok].sum(axis=1)
-        err += diff[:, ok].sum(axis=1)
+        err += ADAPTIVE_SAFETY * diff[:, ok].sum(axis=1)
         n_final += 2 * int(np.count_nonzero(ok))
         if np.all(ok):
             break

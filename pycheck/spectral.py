@@ -79,7 +79,7 @@ def evaluate(f: Function, points: np.ndarray, out_dim: int | None = None,
         raise ValueError(f"{name} must return shape ({n},) or ({n}, k) for points of shape "
                          f"{points.shape}, got shape {vals.shape}")
     if out_dim is not None and vals.shape[1] != out_dim:
-        raise ValueError(f"{name} must return {out_dim} output(s) per point, got {vals.shape[1]}")
+        raise ValueError(f"{name} must return {out_dim} output(s) per point, got shape {vals.shape}")
     return check_finite_array(vals, f"{name}(z)")
 
 
