@@ -1,0 +1,99 @@
+"""Identifiability metrics of an encoder composed with its mixing, as a function of the latent z.
+
+All computations are vectorised torch on the tensors' device, in float64. Inputs: ``z`` (m, n)
+latents, ``h = f(g(z))`` (m, n) embeddings, ``h2 = f(g(z'))`` for an OU partner ``z'`` of ``z`` with
+correlation ``rho`` (the pair correlation the encoder was trained on).
+
+Quantities (sample versions of the population quantities in ``/work/notes/approx_math.md``):
+
+* ``r2_h_to_z`` / ``r2_z_to_h``: R^2 of the OLS fit with intercept of z on h / of h on z,
+  ``1 - SS_res / SS_tot`` per output coordinate, averaged uniformly over coordinates;
+* ``A``: slope of the OLS fit ``h ~ A z + b``; ``orthogonality = ||A^T A - I||_F``;
+* ``epsilon = ||Cov(h) - I||_F`` (Cov with 1/m), ``mean_sq = ||mean h||^2``;
+* ``align = mean ||h - h2||^2`` (L), ``delta_n = L - 2(1 - rho) n``, ``delta_tr = L - 2(1 - rho) tr Cov(h)``
+  (never clamped; delta_tr >= 0 in population), ``D_* = delta_* / (2 rho (1 - rho))``;
+* ``bound = mean_sq + D_tr + (epsilon + D_tr)^2`` (the corrected Theorem 3, valid for any mean and
+  trace), ``bound_paper = D_n + (epsilon + D_n)^2`` (the paper's form);
+* ``Q = U V^T`` the polar factor of A (SVD ``A = U S V^T``), ``recovery_error = mean ||h - Q z||^2``;
+* ``nonlinear_energy = mean ||h - A z - b||^2`` (the OLS residual, estimates N).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+
+def _ols(x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Least squares ``y ~ x B + c``; returns ``(B, c, residual)``. Centred normal equations."""
+    xm, ym = x.mean(0, keepdim=True), y.mean(0, keepdim=True)
+    xc, yc = x - xm, y - ym
+    coef = torch.linalg.lstsq(xc, yc).solution  # (p, q)
+    resid = yc - xc @ coef
+    return coef, (ym - xm @ coef).squeeze(0), resid
+
+
+def r2_score(x: torch.Tensor, y: torch.Tensor) -> float:
+    """Mean over y's coordinates of the R^2 of the OLS fit (with intercept) of y on x."""
+    _, _, resid = _ols(x, y)
+    yc = y - y.mean(0, keepdim=True)
+    r2 = 1.0 - resid.square().sum(0) / yc.square().sum(0)
+    return float(r2.mean())
+
+
+def polar_factor(a: torch.Tensor) -> torch.Tensor:
+    """Orthogonal polar factor ``U V^T`` of ``A = U S V^T`` (the orthogonal matrix nearest A in Frobenius norm)."""
+    u, _, vh = torch.linalg.svd(a)
+    return u @ vh
+
+
+def identifiability_metrics(z: torch.Tensor, h: torch.Tensor, h2: torch.Tensor, rho: float) -> dict[str, float]:
+    """All metrics of the module docstring as a dict of floats (plus ``bound_holds``)."""
+    if z.ndim != 2 or h.shape != z.shape or h2.shape != z.shape:
+        raise ValueError(f"z, h, h2 must share one (m, n) shape; got {tuple(z.shape)}, {tuple(h.shape)}, {tuple(h2.shape)}")
+    if not 0.0 < rho < 1.0:
+        raise ValueError(f"rho must lie in (0, 1), got {rho!r}")
+    z, h, h2 = z.double(), h.double(), h2.double()
+    for name, t in (("z", z), ("h", h), ("h2", h2)):
+        if not bool(torch.isfinite(t).all()):
+            raise ValueError(f"{name} contains non-finite values")
+    m, n = z.shape
+    eye = torch.eye(n, dtype=z.dtype, device=z.device)
+    coef, _, resid = _ols(z, h)          # h ~ z coef + c, coef = A^T
+    a = coef.T
+    mu = h.mean(0)
+    hc = h - mu
+    cov = hc.T @ hc / m
+    eps = float(torch.linalg.matrix_norm(cov - eye))
+    align = float((h - h2).square().sum(1).mean())
+    tr = float(torch.trace(cov))
+    delta_n = align - 2 * (1 - rho) * n
+    delta_tr = align - 2 * (1 - rho) * tr
+    d_n = delta_n / (2 * rho * (1 - rho))
+    d_tr = delta_tr / (2 * rho * (1 - rho))
+    mean_sq = float(mu.square().sum())
+    q = polar_factor(a)
+    rec = float((h - z @ q.T).square().sum(1).mean())
+    bound = mean_sq + d_tr + (eps + d_tr) ** 2
+    out = {
+        "r2_h_to_z": r2_score(h, z),
+        "r2_z_to_h": r2_score(z, h),
+        "orthogonality": float(torch.linalg.matrix_norm(a.T @ a - eye)),
+        "epsilon": eps,
+        "mean_sq": mean_sq,
+        "trace_cov": tr,
+        "align": align,
+        "delta_n": delta_n,
+        "delta_tr": delta_tr,
+        "D_n": d_n,
+        "D_tr": d_tr,
+        "bound": bound,
+        "bound_paper": d_n + (eps + d_n) ** 2,
+        "recovery_error": rec,
+        "nonlinear_energy": float(resid.square().sum(1).mean()),
+        "rho": float(rho),
+        "eval_size": int(m),
+    }
+    out["bound_holds"] = bool(math.isfinite(bound) and rec <= bound)
+    return out

@@ -1,0 +1,70 @@
+"""Encoders: an MLP and the matched inverse-coupling encoder. Device-agnostic ``torch.nn.Module``s."""
+
+from __future__ import annotations
+
+import torch
+
+from ._checks import check_choice, check_int
+
+ENCODERS = ("mlp", "matched")
+ACTIVATIONS = {"gelu": lambda: torch.nn.GELU(), "gelu_tanh": lambda: torch.nn.GELU(approximate="tanh"),
+               "relu": lambda: torch.nn.ReLU(), "tanh": lambda: torch.nn.Tanh(),
+               "silu": lambda: torch.nn.SiLU()}
+
+
+class MLP(torch.nn.Module):
+    """``N -> width -> ... -> width -> N``: ``depth`` hidden blocks ``Linear + activation``, then a
+    linear read-out (``depth = 4``, ``width = 256``, GELU is the paper's encoder)."""
+
+    def __init__(self, dim: int, width: int = 256, depth: int = 4, activation: str = "gelu"):
+        super().__init__()
+        dim = check_int(dim, "latent.dim", 1)
+        width = check_int(width, "encoder.width", 1)
+        depth = check_int(depth, "encoder.depth", 1)
+        check_choice(activation, tuple(ACTIVATIONS), "encoder.activation")
+        layers: list[torch.nn.Module] = []
+        d_in = dim
+        for _ in range(depth):
+            layers += [torch.nn.Linear(d_in, width), ACTIVATIONS[activation]()]
+            d_in = width
+        layers.append(torch.nn.Linear(d_in, dim))
+        self.net = torch.nn.Sequential(*layers)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x)
+
+
+class MatchedCoupling(torch.nn.Module):
+    """The exact inverse of :class:`lejepa_experiments.data.Mixing` ``coupling`` with learnable weights.
+
+    Layer l (applied in reverse order) maps ``(y1, y2)`` to ``(y2, y1 - tanh(y2 V_l))``; with
+    ``V_l = W_l`` the stack is ``g^{-1}``. The ``V_l`` start as seeded orthogonal matrices (global RNG).
+    """
+
+    def __init__(self, dim: int, layers: int = 8):
+        super().__init__()
+        dim = check_int(dim, "latent.dim", 2)
+        if dim % 2:
+            raise ValueError(f"encoder.kind = 'matched' needs an even latent.dim, got {dim}")
+        layers = check_int(layers, "mixing.layers", 1)
+        ws = [torch.linalg.qr(torch.randn(dim // 2, dim // 2))[0] for _ in range(layers)]
+        self.weights = torch.nn.Parameter(torch.stack(ws))
+        self.half = dim // 2
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = x
+        for l in range(self.weights.shape[0] - 1, -1, -1):
+            nb, a = y[..., : self.half], y[..., self.half:]
+            y = torch.cat((a, nb - torch.tanh(a @ self.weights[l])), dim=-1)
+        return y
+
+
+def build_encoder(kind: str, dim: int, *, width: int = 256, depth: int = 4, activation: str = "gelu",
+                  mixing_kind: str = "spiral", mixing_layers: int = 8) -> torch.nn.Module:
+    """Encoder named by ``kind``; ``matched`` requires the ``coupling`` mixing."""
+    check_choice(kind, ENCODERS, "encoder.kind")
+    if kind == "mlp":
+        return MLP(dim, width, depth, activation)
+    if mixing_kind != "coupling":
+        raise ValueError(f"encoder.kind = 'matched' needs mixing.kind = 'coupling', got {mixing_kind!r}")
+    return MatchedCoupling(dim, mixing_layers)
