@@ -65,6 +65,11 @@ Proved here (all hypotheses are explicit arguments):
    encoder is `z ↦ A z` with `A = linearPart c`.
 4. `linearPart_mem_orthogonalGroup`: if moreover `cov c = 1`, then `A ∈ O(n)`.
 5. `linear_identifiability`: the assembled Theorem 4.1 in this model.
+
+Also: `variance_eq_cov_self` (`Var_i = Cov_ii`), and the spectral form of the model
+(`weight_nonneg`, `weight_zero`, `variance_eq_sum_weight`, `corr_eq_sum_weight`:
+`w_{i,d} ≥ 0`, `w_{i,0} = 0`, `Var_i = ∑_d w_{i,d}`, `Corr_i = ∑_d w_{i,d} ρ^d`), which is how the
+paper applies the spectral lemma; the finite bound is proved directly (`alignLoss_sub_eq`).
 -/
 
 namespace Lejepa.Hermite
@@ -304,6 +309,37 @@ theorem variance_eq_cov_self (i : Fin n) : variance c i = cov c i i := by
   rw [Matrix.of_apply, Finset.union_self]
   refine Finset.sum_congr rfl (fun α _ => ?_)
   ring
+
+/-- The spectral weights are nonnegative. -/
+theorem weight_nonneg (i : Fin n) (d : ℕ) : 0 ≤ weight c i d := by
+  unfold weight
+  exact Finset.sum_nonneg (fun α _ => mul_nonneg (sq_nonneg _) (mfact_pos α).le)
+
+/-- No spectral weight sits on degree zero (`w_{i,0} = 0`). -/
+theorem weight_zero (i : Fin n) : weight c i 0 = 0 := by
+  unfold weight
+  refine Finset.sum_eq_zero (fun α hα => ?_)
+  have h1 := Finset.mem_filter.mp hα
+  exact absurd h1.2 (deg_ne_zero ((mem_ncSupport c).mp h1.1).2)
+
+/-- The lag covariance in spectral form: `Corr_i(ρ) = ∑_d w_{i,d} ρ^d` (finite sum over the
+degrees that occur). -/
+theorem corr_eq_sum_weight (ρ : ℝ) (i : Fin n) :
+    corr c ρ i = ∑ d ∈ (ncSupport c i).image deg, weight c i d * ρ ^ d := by
+  unfold corr weight
+  rw [← Finset.sum_fiberwise_of_maps_to
+    (fun α (hα : α ∈ ncSupport c i) => Finset.mem_image_of_mem deg hα)]
+  refine Finset.sum_congr rfl (fun d _ => ?_)
+  rw [Finset.sum_mul]
+  refine Finset.sum_congr rfl (fun α hα => ?_)
+  rw [(Finset.mem_filter.mp hα).2]
+
+/-- The variance in spectral form: `Var_i = ∑_d w_{i,d}`. -/
+theorem variance_eq_sum_weight (i : Fin n) :
+    variance c i = ∑ d ∈ (ncSupport c i).image deg, weight c i d := by
+  unfold variance weight
+  exact (Finset.sum_fiberwise_of_maps_to
+    (fun α (hα : α ∈ ncSupport c i) => Finset.mem_image_of_mem deg hα) _).symm
 
 /-- The per-component gap: `∑_{α ≠ 0} 2 c² α! (ρ - ρ^|α|) = 2ρ Var_i - 2 Corr_i`. -/
 theorem sum_gap_eq (ρ : ℝ) (i : Fin n) :
