@@ -285,6 +285,32 @@ def test_spectral_lemma_hypotheses_essential() -> None:
     assert spectral(np.array([0.0, 2.0, -1.0]), 0.5) > 0.5
 
 
+def weights(c: Coeffs, i: int, max_deg: int) -> np.ndarray:
+    """w_{i,d} = sum_{alpha != 0, |alpha| = d} c_i(alpha)^2 alpha! for d = 0..max_deg (Lean `weight`)."""
+    w = np.zeros(max_deg + 1)
+    for a in nc_support(c[i]):
+        w[deg(a)] += c[i][a] ** 2 * mfact(a)
+    return w
+
+
+@settings(derandomize=True, max_examples=30, deadline=None)
+@given(instances)
+def test_spectral_form(inst: tuple[int, int, float, float, int]) -> None:
+    """weight >= 0, weight_0 = 0, variance = sum_d weight_d, corr = sum_d weight_d rho^d; with unit
+    variance the weights satisfy the spectral lemma's hypotheses and its bound gives corr <= rho."""
+    n, max_deg, density, rho, seed = inst
+    rng = np.random.default_rng(seed)
+    c = random_coeffs(rng, n, max_deg, density)
+    for i in range(n):
+        w = weights(c, i, max_deg)
+        assert np.all(w >= 0) and w[0] == 0
+        assert abs(w.sum() - variance(c, i)) <= 1e-12 * (1 + variance(c, i))
+        assert abs(spectral(w, rho) - corr(c, rho, i)) <= 1e-12 * (1 + variance(c, i))
+    cn = normalise(c, n)
+    for i in range(n):
+        assert corr(cn, rho, i) <= rho + 1e-12
+
+
 # ---------------------------------------------------------------------------------------------
 # 2. Loss bound and equality case (alignLoss_ge, alignLoss_eq_iff)
 # ---------------------------------------------------------------------------------------------
