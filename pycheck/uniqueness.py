@@ -723,3 +723,29 @@ def maximal_correlation_converged(law: Law, rho: float, *, spacing: float = 0.05
     tail_driven = bool(d_r > 1e-6 and d_r > d_h)
     return MaxCorrelation(law.name, fine.rho, fine.sigma2, fine.sigma3, fine.linear, fine.n,
                           fine.radius, float(err), tail_driven)
+
+
+# --------------------------------------------------------------------------------------------
+# The table of the issue
+# --------------------------------------------------------------------------------------------
+
+def family_table(laws: Sequence[Law] | None = None, rho: float = 0.9, *, spacing: float = 0.1,
+                 max_radius: float = 30.0) -> list[dict]:
+    """One record per law: ``law``, ``alpha``, ``status`` (:func:`first_eigenfunction_status`),
+    ``lambda1`` (λ on the largest truncation), ``lambda_limit``, ``defect`` and ``defect_change``
+    (:func:`eigen_convergence`; ``nan`` without a first eigenfunction), ``sigma2``, ``linear``,
+    ``corr_gap``, ``corr_error``, ``tail_driven`` (:func:`maximal_correlation_converged`)."""
+    out = []
+    for law in (standard_family() if laws is None else laws):
+        st = first_eigenfunction_status(law)
+        defect = change = math.nan
+        if st.has_eigenfunction:
+            c = eigen_convergence(law)
+            defect, change = c.defect, c.defect_change
+        m = maximal_correlation_converged(law, rho, spacing=spacing, max_radius=max_radius)
+        out.append({"law": law.name, "alpha": law.alpha, "status": st.status,
+                    "lambda1": st.eigenvalues[-1], "lambda_limit": st.lambda_limit,
+                    "defect": defect, "defect_change": change, "rho": rho, "sigma2": m.sigma2,
+                    "linear": m.linear, "corr_gap": m.gap, "corr_error": m.error,
+                    "tail_driven": m.tail_driven})
+    return out
