@@ -1,0 +1,222 @@
+"""Losses against direct formulas; SIGReg null expectation and power; fast SIGReg = plain SIGReg."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from lejepa_experiments.losses import (  # noqa: E402
+    alignment_loss,
+    infonce_gaussian,
+    random_slices,
+    sigreg,
+    sigreg_knots,
+    sigreg_null_mean,
+    vicreg_loss,
+    whitening_loss,
+)
+
+
+def sigreg_direct(h: np.ndarray, a: np.ndarray, knots: int = 17, t_max: float = 3.0) -> float:
+    """Direct numpy formula: cos and sin at every knot, trapezoid weights x 2 x exp(-t^2/2)."""
+    t = np.linspace(0.0, t_max, knots)
+    dt = t_max / (knots - 1)
+    w = np.full(knots, dt)
+    w[0] = w[-1] = dt / 2
+    w = 2 * w * np.exp(-t ** 2 / 2)
+    h = np.atleast_3d(h) if h.ndim == 3 else h[None]
+    m = h.shape[1]
+    u = h @ a  # (B, m, S)
+    total = 0.0
+    for b in range(u.shape[0]):
+        for s in range(u.shape[2]):
+            x = u[b, :, s]
+            for k in range(knots):
+                c = np.mean(np.cos(t[k] * x)) - np.exp(-t[k] ** 2 / 2)
+                sn = np.mean(np.sin(t[k] * x))
+                total += w[k] * (c * c + sn * sn)
+    return m * total / (u.shape[0] * u.shape[2])
+
+
+def _gen(seed: int = 0) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+@pytest.mark.parametrize("knots,t_max", [(17, 3.0), (2, 1.0), (9, 5.0), (32, 3.0)])
+def test_sigreg_equals_direct_formula(knots, t_max):
+    g = _gen(1)
+    h = torch.randn(2, 40, 3, generator=g, dtype=torch.float64) * 1.3 + 0.2
+    a = random_slices(3, 7, generator=g, dtype=torch.float64)
+    fast = float(sigreg(h, a, knots, t_max))
+    direct = sigreg_direct(h.numpy(), a.numpy(), knots, t_max)
+    assert fast == pytest.approx(direct, rel=1e-12)
+
+
+def test_sigreg_gradient_matches_finite_differences():
+    g = _gen(2)
+    h = (torch.randn(2, 12, 3, generator=g, dtype=torch.float64) * 0.8).requires_grad_(True)
+    a = random_slices(3, 5, generator=g, dtype=torch.float64)
+    assert torch.autograd.gradcheck(lambda x: sigreg(x, a, 11, 3.0), (h,), eps=1e-6, atol=1e-8)
+
+
+def test_sigreg_gradient_equals_autograd_of_plain():
+    g = _gen(3)
+    h = torch.randn(2, 64, 4, generator=g, dtype=torch.float64)
+    a = random_slices(4, 32, generator=g, dtype=torch.float64)
+    t, w = sigreg_knots(17, 3.0)
+    x1 = h.clone().requires_grad_(True)
+    xt = (x1 @ a).unsqueeze(-1) * t
+    plain = (((xt.cos().mean(-3) - torch.exp(-t ** 2 / 2)) ** 2 + xt.sin().mean(-3) ** 2) @ w).mean() * 64
+    plain.backward()
+    x2 = h.clone().requires_grad_(True)
+    fast = sigreg(x2, a)
+    fast.backward()
+    assert float(fast.detach()) == pytest.approx(float(plain.detach()), rel=1e-12)
+    torch.testing.assert_close(x2.grad, x1.grad, rtol=1e-10, atol=1e-14)
+
+
+def test_sigreg_float32_close_to_float64():
+    g = _gen(4)
+    h = torch.randn(2, 256, 8, generator=g)
+    a = random_slices(8, 64, generator=g)
+    v32 = float(sigreg(h, a))
+    v64 = float(sigreg(h.double(), a.double()))
+    assert abs(v32 - v64) <= 1e-4 * abs(v64)
+
+
+def test_sigreg_weights_integrate_gaussian():
+    # sum_k w_k = trapezoid rule for the integral of exp(-t^2/2) over [-t_max, t_max]
+    _, w = sigreg_knots(201, 3.0)
+    assert float(w.sum()) == pytest.approx(math.sqrt(2 * math.pi) * math.erf(3 / math.sqrt(2)), rel=1e-4)
+
+
+@pytest.mark.parametrize("m", [8, 128])
+def test_sigreg_null_expectation(m):
+    """Mean of SIGReg over iid N(0, I) batches equals sum_k w_k (1 - e^{-t_k^2}) for every m.
+
+    Estimated from R = 400 independent batches (fresh slices each); tolerance 6 standard errors.
+    """
+    g = _gen(10 + m)
+    R = 400
+    vals = torch.stack([sigreg(torch.randn(2, m, 3, generator=g, dtype=torch.float64), 16, generator=g)
+                        for _ in range(R)])
+    mean, se = float(vals.mean()), float(vals.std() / math.sqrt(R))
+    expected = sigreg_null_mean()
+    assert abs(mean - expected) <= 6 * se, (mean, expected, se)
+    assert se < 0.1 * expected  # the test has power
+
+
+def test_sigreg_null_per_knot_moments_by_monte_carlo():
+    """Check the derivation's ingredients: m E[(C - phi)^2 + S^2] = 1 - e^{-t^2} at single knots."""
+    rng = np.random.default_rng(0)
+    m, R = 20, 20000
+    x = rng.standard_normal((R, m))
+    for t in (0.5, 1.0, 2.5):
+        c = np.cos(t * x).mean(1) - math.exp(-t * t / 2)
+        s = np.sin(t * x).mean(1)
+        v = m * (c ** 2 + s ** 2)
+        assert abs(v.mean() - (1 - math.exp(-t * t))) <= 6 * v.std() / math.sqrt(R)
+
+
+def test_sigreg_collapsed_exact_and_large():
+    m = 256
+    h = torch.zeros(2, m, 4, dtype=torch.float64)
+    t, w = sigreg_knots(17, 3.0)
+    expected = m * float((w * (1 - torch.exp(-t ** 2 / 2)) ** 2).sum())
+    assert float(sigreg(h, 32, generator=_gen(0))) == pytest.approx(expected, rel=1e-12)
+    assert expected > 50 * sigreg_null_mean()
+
+
+@pytest.mark.parametrize("transform", ["shift", "scale", "shrink"])
+def test_sigreg_much_larger_off_null(transform):
+    g = _gen(5)
+    h = torch.randn(2, 256, 4, generator=g, dtype=torch.float64)
+    h = {"shift": h + 1.0, "scale": 2.0 * h, "shrink": 0.5 * h}[transform]
+    assert float(sigreg(h, 64, generator=g)) > 20 * sigreg_null_mean()
+
+
+def test_sigreg_accepts_2d_and_rejects_bad_input():
+    g = _gen(6)
+    h = torch.randn(50, 3, generator=g, dtype=torch.float64)
+    a = random_slices(3, 4, generator=g, dtype=torch.float64)
+    assert float(sigreg(h, a)) == pytest.approx(sigreg_direct(h.numpy(), a.numpy()), rel=1e-12)
+    with pytest.raises(ValueError, match="slices"):
+        sigreg(h, 0)
+    with pytest.raises(ValueError, match="slices matrix"):
+        sigreg(h, torch.randn(4, 5))
+    with pytest.raises(ValueError, match="knots"):
+        sigreg(h, 4, knots=1)
+    with pytest.raises(ValueError, match="t_max"):
+        sigreg(h, 4, t_max=-1.0)
+    with pytest.raises(ValueError, match="shape"):
+        sigreg(torch.randn(3), 4)
+
+
+def _pair(seed=7, m=30, n=3):
+    g = _gen(seed)
+    h1 = torch.randn(m, n, generator=g, dtype=torch.float64)
+    return h1, 0.8 * h1 + 0.5 * torch.randn(m, n, generator=g, dtype=torch.float64)
+
+
+def test_alignment_direct():
+    h1, h2 = _pair()
+    a, b = h1.numpy(), h2.numpy()
+    direct = np.mean([np.sum((a[i] - b[i]) ** 2) for i in range(len(a))])
+    assert float(alignment_loss(h1, h2)) == pytest.approx(direct, rel=1e-12)
+
+
+def test_whitening_direct():
+    h1, _ = _pair()
+    c = np.cov(h1.numpy(), rowvar=False)  # unbiased
+    assert float(whitening_loss(h1)) == pytest.approx(np.sum((c - np.eye(3)) ** 2), rel=1e-12)
+
+
+def test_vicreg_direct():
+    h1, h2 = _pair()
+    a, b = h1.numpy(), h2.numpy()
+    m, n = a.shape
+
+    def v(x):
+        return np.mean([max(0.0, 1.0 - math.sqrt(np.var(x[:, j], ddof=1) + 1e-4)) for j in range(n)])
+
+    def c(x):
+        cc = np.cov(x, rowvar=False)
+        return sum(cc[i, j] ** 2 for i in range(n) for j in range(n) if i != j) / n
+
+    s = np.mean((a - b) ** 2)
+    direct = 25 * s + 25 * (v(a) + v(b)) + 1 * (c(a) + c(b))
+    assert float(vicreg_loss(h1, h2)) == pytest.approx(direct, rel=1e-12)
+    # the hinge is active for a shrunk embedding and inactive for a wide one
+    assert float(vicreg_loss(0.1 * h1, 0.1 * h2, 0, 1, 0)) > 0.5
+    assert float(vicreg_loss(10 * h1, 10 * h2, 0, 1, 0)) == 0.0
+
+
+def test_infonce_direct():
+    h1, h2 = _pair(m=12)
+    a, b = h1.numpy(), h2.numpy()
+    tau = 0.7
+    d2 = ((a[:, None, :] - b[None, :, :]) ** 2).sum(-1)
+    lg = -d2 / (2 * tau)
+
+    def ce(L):
+        return np.mean([-(L[i, i] - np.log(np.sum(np.exp(L[i])))) for i in range(len(L))])
+
+    direct = 0.5 * (ce(lg) + ce(lg.T))
+    assert float(infonce_gaussian(h1, h2, tau)) == pytest.approx(direct, rel=1e-10)
+
+
+def test_pair_losses_reject_bad_shapes():
+    h1, h2 = _pair()
+    for fn in (alignment_loss, vicreg_loss, infonce_gaussian):
+        with pytest.raises(ValueError, match="shape"):
+            fn(h1, h2[:, :2])
+        with pytest.raises(ValueError, match="samples"):
+            fn(h1[:1], h2[:1])
+    with pytest.raises(ValueError, match="temperature"):
+        infonce_gaussian(h1, h2, 0.0)
+    with pytest.raises(ValueError, match="shape"):
+        whitening_loss(h1[0])
