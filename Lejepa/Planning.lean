@@ -76,11 +76,12 @@ section Abstract
 variable {Q Qinv : S → S}
 
 /-- The latent rollout from the encoded initial state is the encoded true rollout. -/
-theorem rollout_latent (f : S → A → S) (hQ : ∀ z, Qinv (Q z) = z) (z0 : S) (a : ℕ → A) :
-    ∀ t : ℕ, rollout (latentDyn Q Qinv f) (Q z0) a t = Q (rollout f z0 a t)
-  | 0 => rfl
-  | t + 1 => by
-    rw [rollout_succ, rollout_succ, rollout_latent f hQ z0 a t]
+theorem rollout_latent (f : S → A → S) (hQ : ∀ z, Qinv (Q z) = z) (z0 : S) (a : ℕ → A)
+    (t : ℕ) : rollout (latentDyn Q Qinv f) (Q z0) a t = Q (rollout f z0 a t) := by
+  induction t with
+  | zero => rfl
+  | succ t ih =>
+    rw [rollout_succ, rollout_succ, ih]
     show Q (f (Qinv (Q (rollout f z0 a t))) (a t)) = Q (f (rollout f z0 a t) (a t))
     rw [hQ]
 
