@@ -46,8 +46,8 @@ import numpy as np
 
 from pycheck._validate import check_finite_array, check_int, check_nonneg, check_rho
 from pycheck.hermite import hermite_e_normalized_all, multi_indices_upto
-from pycheck.quadrature import (adaptive_expectation, composite_legendre, gauss_hermite,
-                                normal_pdf)
+from pycheck.quadrature import (MAX_GH_NODES, adaptive_expectation, composite_legendre,
+                                gauss_hermite)
 
 Function = Callable[[np.ndarray], Any]
 
@@ -144,7 +144,7 @@ def _resolve(dim: int, max_degree: int, options: dict[str, Any]) -> dict[str, An
     if method == "gauss-hermite":
         default = {1: max(2 * max_degree + 40, 100), 2: max(max_degree + 40, 80),
                    3: max(max_degree + 30, 48)}[dim]
-        o["n_nodes"] = check_int(o.get("n_nodes", min(default, 400)), "n_nodes", 2)
+        o["n_nodes"] = check_int(o.get("n_nodes", min(default, MAX_GH_NODES)), "n_nodes", 2)
     if method == "composite":
         o["n_panels"] = check_int(o.get("n_panels", {1: 400, 2: 80, 3: 24}[dim]), "n_panels", 2)
         o["order"] = check_int(o.get("order", 10), "order", 1)
