@@ -54,6 +54,12 @@ Function = Callable[[np.ndarray], Any]
 METHODS = ("adaptive", "gauss-hermite", "composite", "monte-carlo")
 _OPTIONS = {"method", "n_nodes", "half_width", "n_panels", "order", "breakpoints", "rtol", "atol",
             "n_init", "n_samples", "n_batches", "seed", "chunk"}
+_PER_METHOD = {
+    "adaptive": {"half_width", "order", "breakpoints", "rtol", "atol", "n_init"},
+    "gauss-hermite": {"n_nodes"},
+    "composite": {"half_width", "n_panels", "order", "breakpoints"},
+    "monte-carlo": {"n_samples", "n_batches", "seed", "chunk"},
+}
 
 
 # --------------------------------------------------------------------------------------------
@@ -136,6 +142,10 @@ def _resolve(dim: int, max_degree: int, options: dict[str, Any]) -> dict[str, An
         raise ValueError(f"method {method!r} (a tensor grid) is offered for dim <= 3, got dim={dim};"
                          " use method='monte-carlo'")
     o["method"] = method
+    stray = set(options) - _PER_METHOD[method] - {"method"}
+    if stray:
+        raise ValueError(f"option(s) {sorted(stray)} do not apply to method {method!r}; it takes "
+                         f"{sorted(_PER_METHOD[method])}")
     L = o.get("half_width")
     o["half_width"] = (max(10.0, math.sqrt(4 * max_degree + 2) + 8.0) if L is None
                        else check_nonneg(L, "half_width"))
@@ -350,6 +360,8 @@ class SpectralWeights:
         ``[S - e, S + e + rho^(D+1) max(r + e_r, 0)]`` with ``S = sum_{d<=D} w_d rho^d``,
         ``e = sum_d errors[d] rho^d`` and r the residual (error e_r); the tail term is in
         ``[0, rho^(D+1) r]`` because every weight is >= 0 and rho^d <= rho^(D+1) for d > D.
+        For the quadrature methods e is an error estimate; for Monte Carlo it is one standard
+        error, so the interval is then a 1-sigma band, not a bound.
         """
         rho = check_rho(rho)
         powers = rho ** np.arange(self.max_degree + 1)

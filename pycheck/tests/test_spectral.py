@@ -194,6 +194,10 @@ def test_bad_dim_degree_options() -> None:
         spectral_weights(np.tanh, 2, 5, method="adaptive")
     with pytest.raises(ValueError, match="method"):
         spectral_weights(np.tanh, 1, 5, method="simpson")
+    with pytest.raises(ValueError, match="do not apply"):
+        spectral_weights(np.tanh, 1, 5, n_nodes=50)                  # adaptive takes no n_nodes
+    with pytest.raises(ValueError, match="n_nodes"):
+        spectral_weights(np.tanh, 2, 5, n_nodes=1000)                # beyond numpy's hermegauss
 
 
 def test_bad_f() -> None:
