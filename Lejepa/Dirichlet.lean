@@ -125,8 +125,8 @@ theorem card_le_frobSq_of_abs_det_eq_one (J : Matrix (Fin n) (Fin n) ℝ) (hdet 
   exact h
 
 /-- **Equality case.** For a real matrix with `|det J| = 1`: `‖J‖_F² = n` iff `J Jᵀ = 1`
-(`J` orthogonal). The forward direction: all eigenvalues of `J Jᴴ` are `1`, and the spectral
-theorem gives `J Jᴴ = U · 1 · U⋆ = 1`. -/
+(`J` orthogonal). The forward direction: all eigenvalues of `J Jᴴ` are `1`, and by the
+spectral theorem `J Jᴴ = U · 1 · U⋆ = 1`. -/
 theorem frobSq_eq_card_iff (J : Matrix (Fin n) (Fin n) ℝ) (hdet : |J.det| = 1) :
     ∑ i, ∑ j, J i j ^ 2 = n ↔ J * Jᵀ = 1 := by
   rw [← Matrix.conjTranspose_eq_transpose_of_trivial]
