@@ -26,10 +26,14 @@ import torch
 
 
 def _ols(x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Least squares ``y ~ x B + c``; returns ``(B, c, residual)``. Centred normal equations."""
+    """Least squares ``y ~ x B + c``; returns ``(B, c, residual)``.
+
+    Centred normal equations ``(xc^T xc) B = xc^T yc`` in float64, solved by ``lstsq`` on the small
+    p x p system (rank-deficient safe); this is bitwise reproducible, unlike a threaded QR of the tall matrix.
+    """
     xm, ym = x.mean(0, keepdim=True), y.mean(0, keepdim=True)
     xc, yc = x - xm, y - ym
-    coef = torch.linalg.lstsq(xc, yc).solution  # (p, q)
+    coef = torch.linalg.lstsq(xc.T @ xc, xc.T @ yc).solution  # (p, q)
     resid = yc - xc @ coef
     return coef, (ym - xm @ coef).squeeze(0), resid
 
