@@ -81,9 +81,16 @@ def test_adaptive_error_estimate_covers_random_jumps_and_kinks() -> None:
         assert np.all(err < 1e-11)
 
 
+def test_largest_gauss_hermite_rule() -> None:
+    x, w = gauss_hermite(360)
+    assert np.all(np.isfinite(w)) and abs(w.sum() - 1) < 1e-13 and abs(w @ x ** 4 - 3) < 1e-12
+
+
 def test_bad_input() -> None:
     with pytest.raises(ValueError, match="n_nodes"):
         gauss_hermite(0)
+    with pytest.raises(ValueError, match="n_nodes must be <= 360"):
+        gauss_hermite(361)
     with pytest.raises(ValueError, match="k must be"):
         gaussian_moment(-2)
     with pytest.raises(ValueError, match="breakpoints"):
