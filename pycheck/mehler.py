@@ -191,7 +191,7 @@ def ou_conditional_mp(n: int, rho: Any, x: Any, dps: int = 40) -> mpmath.mpf:
     dps = check_int(dps, "dps", 15)
     with mpmath.workdps(dps + 10):
         r = _mp_rho(rho)
-        xx = mpmath.mpf(x) if not isinstance(x, str) else mpmath.mpf(x)
+        xx = mpmath.mpf(x)
         q = 1 - r * r
         c = 1 / mpmath.sqrt(2 * mpmath.pi * q)
         dens = lambda y: c * mpmath.exp(-(y - r * xx) ** 2 / (2 * q))  # noqa: E731

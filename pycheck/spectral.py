@@ -156,7 +156,7 @@ def _resolve(dim: int, max_degree: int, options: dict[str, Any]) -> dict[str, An
                    3: max(max_degree + 30, 48)}[dim]
         o["n_nodes"] = check_int(o.get("n_nodes", min(default, MAX_GH_NODES)), "n_nodes", 2)
     if method == "composite":
-        o["n_panels"] = check_int(o.get("n_panels", {1: 400, 2: 80, 3: 24}[dim]), "n_panels", 2)
+        o["n_panels"] = check_int(o.get("n_panels", {1: 400, 2: 80, 3: 12}[dim]), "n_panels", 2)
         o["order"] = check_int(o.get("order", 10), "order", 1)
     if method == "adaptive":
         o["order"] = check_int(o.get("order", 20), "order", 1)

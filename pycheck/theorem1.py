@@ -224,7 +224,7 @@ def alignment_loss(h: Encoder, dim: int, rho: float, max_degree: int | None = No
     cov = m2 - np.outer(mu, mu)
     var = np.diag(cov)
     powers = rho ** deg
-    sq = b * b
+    sq = hc.coeff_sq                     # b^2 (quadrature) or its unbiased estimate (Monte Carlo)
     sq_err = 2 * np.abs(b) * be + be * be
     captured = (sq * (deg > 0)).sum(axis=1)                         # per component, degrees 1..D
     resid = np.maximum(var - captured, 0.0)
