@@ -63,7 +63,7 @@ def rows(**_: Any) -> list[CheckRow]:
     from pycheck.mehler import (mehler_kernel, mehler_series, ou_conditional_exact,
                                 ou_conditional_mp, ou_cross_moment_exact, ou_cross_moment_mc,
                                 ou_cross_moment_mp)
-    from pycheck.spectral import ou_correlation_report, spectral_weights
+    from pycheck.spectral import ou_correlation_report
     from pycheck.theorem1 import (alignment_loss, alignment_loss_mc, correlation_gap_lower_bound,
                                   linear_encoder, random_orthogonal, sign_encoder, sign_loss_exact,
                                   spiral, unit_row_linear, whiten)

@@ -10,7 +10,7 @@ import pytest
 from scipy.stats import norm
 
 from pycheck.checks.theorem1 import corr_abs, corr_relu, corr_sign, corr_step
-from pycheck.hermite import hermite_e, hermite_e_normalized
+from pycheck.hermite import hermite_e_normalized
 from pycheck.quadrature import gauss_hermite_grid
 from pycheck.spectral import (hermite_coefficients, ou_correlation, ou_correlation_mc,
                               ou_correlation_report, spectral_weights)

@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pycheck.checks.theorem1 import corr_sign
 from pycheck.hermite import multi_indices_upto
 from pycheck.spectral import hermite_coefficients, ou_correlation_report
 from pycheck.theorem1 import (alignment_loss, alignment_loss_mc, correlation_gap_lower_bound,
