@@ -159,6 +159,19 @@ def test_monte_carlo_beyond_dim_3() -> None:
     assert np.all(sw.errors < 0.05)
 
 
+def test_multivariate_correlation_through_weights() -> None:
+    """f = z1 z2 + z1: half the variance in degree 1, half in degree 2, so corr = (rho + rho^2)/2;
+    in 2-D by quadrature, in 4-D (f of the first two coordinates) by Monte Carlo, and directly."""
+    rho = 0.7
+    f = lambda z: z[:, 0] * z[:, 1] + z[:, 0]  # noqa: E731
+    ref = (rho + rho ** 2) / 2
+    assert abs(ou_correlation(f, rho, dim=2) - ref) < 1e-12
+    rep = ou_correlation_report(f, rho, 4, n_samples=100_000, seed=4, mc_samples=100_000, mc_seed=5)
+    assert rep.spectral.method == "monte-carlo"
+    assert abs(rep.value - ref) <= 6 * (rep.upper - rep.lower) / 2 + 1e-12
+    assert abs(rep.mc_value - ref) <= 6 * rep.mc_stderr
+
+
 def test_mc_correlation_linear_and_sign() -> None:
     rho = 0.6
     for f, ref in [(lambda z: 3 * z[:, 0] - 1, rho), (np.sign, corr_sign(rho))]:
