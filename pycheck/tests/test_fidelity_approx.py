@@ -213,6 +213,9 @@ def test_delta_n_instead_of_delta_tr_breaks_theorem() -> None:
     idx, c = np.array([[1]]), np.array([[0.5]])
     m = model(idx, c, 0.9)
     assert rhs(m, delta="n") == pytest.approx(-0.15 / 0.18 + (0.75 - 0.15 / 0.18) ** 2, abs=1e-12)
+    # the exact values in `Lejepa.Approx.paper_form_counterexample`: -3/20, -5/6, 3/4, -119/144
+    assert (m["delta_n"], m["D_n"], m["eps"]) == pytest.approx((-3 / 20, -5 / 6, 3 / 4), abs=1e-12)
+    assert rhs(m, delta="n") == pytest.approx(-119 / 144, abs=1e-12)
     assert best_err_n1(idx, c) == pytest.approx(0.25, abs=1e-12)
     assert best_err_n1(idx, c) > rhs(m, delta="n")
     assert best_err_n1(idx, c) <= rhs(m)
@@ -232,3 +235,42 @@ def test_dropping_mean_term_breaks_theorem() -> None:
         R, _ = np.linalg.qr(rng.standard_normal((2, 2)))
         assert err_coeff(idx, c, R) >= 1.0 - 1e-12 > rhs(m, with_mean=False)
     assert err_coeff(idx, c, Q) <= rhs(m) + 1e-12
+
+
+# ------------------------------------------------------------------------------ the paper's form (Lean: ..._paper_form)
+
+@given(inst=instances())
+@HYP
+def test_paper_form_under_unit_variance_and_zero_mean(inst) -> None:
+    """`approximate_identifiability_paper_form`: if every component has mean 0 and variance 1 (so
+    tr Cov = n and delta_n = delta_tr), some orthogonal Q has err(Q) <= D_n + (eps + D_n)^2."""
+    idx, c, rho = inst
+    c = c.copy()
+    c[idx.sum(axis=1) == 0] = 0.0
+    var = model(idx, c, rho)["cov"].diagonal()
+    if np.any(var < 1e-6):
+        return  # a component with no nonconstant coefficient cannot be normalised
+    c = c / np.sqrt(var)[None, :]
+    m = model(idx, c, rho)
+    np.testing.assert_allclose(m["cov"].diagonal(), 1.0, atol=1e-12)
+    assert m["delta_n"] == pytest.approx(m["delta_tr"], abs=1e-9 * (1 + m["L"]))
+    r = rhs(m, with_mean=False, delta="n")
+    assert err_coeff(idx, c, polar(m["A"])) <= r + 1e-9 * (1 + r)
+
+
+def test_paper_form_needs_unit_variance_and_needs_zero_mean() -> None:
+    """Breaking only hvar (h = z/2: mean 0, variance 1/4, rho = 0.9) or only hmean (h = z + mu:
+    variances 1, mean (0.6, -0.8)) makes the paper's form fail for every orthogonal Q."""
+    idx, c = np.array([[1]]), np.array([[0.5]])
+    m = model(idx, c, 0.9)
+    assert float(m["mu"] @ m["mu"]) == 0 and m["cov"][0, 0] == pytest.approx(0.25)
+    assert best_err_n1(idx, c) > rhs(m, with_mean=False, delta="n")
+    idx = np.array([[0, 0], [1, 0], [0, 1]])
+    c = np.array([[0.6, -0.8], [1.0, 0.0], [0.0, 1.0]])
+    m = model(idx, c, 0.8)
+    np.testing.assert_allclose(m["cov"].diagonal(), 1.0)
+    assert float(m["mu"] @ m["mu"]) == pytest.approx(1.0)
+    r = rhs(m, with_mean=False, delta="n")
+    rng = np.random.default_rng(1)
+    for Q in [polar(m["A"])] + [np.linalg.qr(rng.standard_normal((2, 2)))[0] for _ in range(20)]:
+        assert err_coeff(idx, c, Q) > r
