@@ -55,8 +55,11 @@ __all__ = [
 # ----------------------------------------------------------------------------------------------
 
 def _check_rho_array(rho: Any) -> np.ndarray:
-    r = np.asarray(rho, dtype=float) if not isinstance(rho, (str, bytes)) else None
-    if r is None or r.dtype.kind not in "fi":
+    try:
+        r = None if isinstance(rho, (str, bytes)) else np.asarray(rho, dtype=float)
+    except (TypeError, ValueError):
+        r = None
+    if r is None:
         raise ValueError(f"rho must be a real number in (0, 1), got {rho!r}")
     if r.ndim == 0:
         return np.asarray(check_rho(float(r)))
@@ -115,8 +118,9 @@ def corrected_bound(mu_sq: Any, D_tr: Any, epsilon: Any) -> float | np.ndarray:
 
 
 def paper_bound(delta_n: Any, epsilon: Any, rho: Any) -> float | np.ndarray:
-    """The paper's form D_n + (epsilon + D_n)^2, D_n = delta_n / (2 rho (1 - rho)); delta_n may be
-    negative here (it is when tr Cov < n and h is nearly linear), which is exactly where the form fails."""
+    """The paper's form D_n + (epsilon + D_n)^2, D_n = delta_n / (2 rho (1 - rho)), no validation of
+    delta_n or epsilon: delta_n = delta_tr + 2 (1 - rho)(tr Cov - n) is negative for nearly linear h with
+    tr Cov < n, the regime where this form can fail (it never fails when tr Cov >= n and the mean is 0)."""
     r = _check_rho_array(rho)
     D = np.asarray(delta_n, dtype=float) / (2.0 * r * (1.0 - r))
     return bound_formula(D, epsilon)
@@ -173,6 +177,8 @@ class HermiteEncoder:
         if not coeffs:
             raise ValueError("coeffs must be a non-empty mapping {alpha: vector}")
         keys = [tuple(int(x) for x in k) for k in coeffs]
+        if len({len(k) for k in keys}) != 1:
+            raise ValueError("coeffs keys (multi-indices) must all have the same length n")
         return cls(np.array(keys, dtype=np.int64), np.array([np.asarray(v, float) for v in coeffs.values()]))
 
     @classmethod

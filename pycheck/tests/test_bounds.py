@@ -72,7 +72,7 @@ def test_approx_bound_vectorised_matches_scalar() -> None:
 
 @pytest.mark.parametrize("delta,eps,rho,word", [
     (0.1, 0.1, 0.0, "rho"), (0.1, 0.1, 1.0, "rho"), (0.1, 0.1, -0.3, "rho"), (0.1, 0.1, 1.5, "rho"),
-    (0.1, 0.1, float("nan"), "rho"), (0.1, 0.1, "x", "rho"), (0.1, 0.1, [0.5, 1.0], "rho"),
+    (0.1, 0.1, float("nan"), "rho"), (0.1, 0.1, "x", "rho"), (0.1, 0.1, None, "rho"), (None, 0.1, 0.5, "delta"), (0.1, 0.1, [0.5, 1.0], "rho"),
     (-0.01, 0.1, 0.5, "delta"), (float("nan"), 0.1, 0.5, "delta"), (float("inf"), 0.1, 0.5, "delta"),
     ([0.1, -1.0], 0.1, 0.5, "delta"), (0.1, -0.2, 0.5, "epsilon"), (0.1, float("inf"), 0.5, "epsilon"),
     (0.1, [0.0, float("nan")], 0.5, "epsilon"),
@@ -118,6 +118,8 @@ def test_bad_input_elsewhere() -> None:
         enc(np.zeros((4, 3)))
     with pytest.raises(ValueError, match="too large"):
         gauss_hermite_expectation(lambda x: x[:, 0], 12, 10)
+    with pytest.raises(ValueError, match="same length"):
+        HermiteEncoder.from_dict({(0, 1): [1.0, 0.0], (1,): [0.0, 1.0]})
     with pytest.raises(ValueError, match="square"):
         HermiteEncoder.linear(np.ones((2, 3)))
 
