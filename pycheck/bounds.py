@@ -365,15 +365,18 @@ def quadrature_values(enc: HermiteEncoder, rho: float, Q: Any = None, nodes: int
     return {"mu": mu, "cov": cov, "A": A, "L": L, "Q": Q, "err": err}
 
 
-def sample_ou_pairs(enc: HermiteEncoder, rho: float, m: int, seed: int = 0
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """m OU pairs (z, z' = rho z + sqrt(1 - rho^2) eta) pushed through ``enc``: returns (z, h(z), h(z'))."""
+def sample_ou_pairs(enc: Callable[[np.ndarray], Any], rho: float, m: int, seed: int = 0,
+                    n: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """m OU pairs z ~ N(0, I_n), z' = rho z + sqrt(1 - rho^2) eta pushed through ``enc`` (a
+    :class:`HermiteEncoder` or any callable mapping (m, n) arrays to (m, n) arrays; then give ``n``):
+    returns (z, h(z), h(z')) as float arrays."""
     rho = check_rho(rho)
     m = check_int(m, "m", 2)
+    n = check_int(enc.n if n is None and isinstance(enc, HermiteEncoder) else n, "n", 1)
     rng = np.random.default_rng(seed)
-    z = rng.standard_normal((m, enc.n))
-    zp = rho * z + math.sqrt(1.0 - rho * rho) * rng.standard_normal((m, enc.n))
-    return z, enc(z), enc(zp)
+    z = rng.standard_normal((m, n))
+    zp = rho * z + math.sqrt(1.0 - rho * rho) * rng.standard_normal((m, n))
+    return z, np.asarray(enc(z), dtype=float), np.asarray(enc(zp), dtype=float)
 
 
 # ----------------------------------------------------------------------------------------------

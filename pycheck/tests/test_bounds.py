@@ -412,3 +412,13 @@ def test_group_bootstrap_agrees_with_pair_bootstrap() -> None:
         estimate_from_samples(z, h, hp, rho, groups=5000)
     with pytest.raises(ValueError, match="groups"):
         estimate_from_samples(z, h, hp, rho, groups=1)
+
+
+def test_sample_ou_pairs_generic_callable() -> None:
+    """Any callable encoder works (n given); pairs have Cov(z, z') ~ rho I within 6 standard errors."""
+    z, h, hp = sample_ou_pairs(np.tanh, 0.7, 20_000, seed=5, n=3)
+    np.testing.assert_allclose(h, np.tanh(z))
+    cross = z.T @ np.arctanh(hp) / len(z)
+    assert np.all(np.abs(cross - 0.7 * np.eye(3)) <= 6 / math.sqrt(len(z)))
+    with pytest.raises(ValueError, match="n must be"):
+        sample_ou_pairs(np.tanh, 0.7, 100)
