@@ -1,19 +1,4 @@
-import Mathlib.RingTheory.Polynomial.Hermite.Basic
-import Mathlib.LinearAlgebra.UnitaryGroup
-import Mathlib.Topology.Algebra.InfiniteSum.ENNReal
-import Mathlib.Topology.Algebra.InfiniteSum.Order
-import Mathlib.Topology.Algebra.InfiniteSum.Ring
-import Mathlib.Topology.Algebra.InfiniteSum.Group
-import Mathlib.Topology.Instances.Real.Lemmas
-import Mathlib.Algebra.Order.BigOperators.GroupWithZero.Finset
-import Mathlib.Algebra.Order.BigOperators.Group.Finset
-import Mathlib.Algebra.BigOperators.Ring.Finset
-import Mathlib.Algebra.Order.Ring.Basic
-import Mathlib.Data.Fintype.BigOperators
-import Mathlib.Data.Fintype.Card
-import Mathlib.Data.Nat.Cast.Order.Ring
-import Mathlib.Tactic.Linarith
-import Mathlib.Tactic.Ring
+import Mathlib
 
 /-!
 # Theorem 4.1 (linear identifiability) in the Hermite coefficient model
@@ -138,6 +123,21 @@ def encoderEval (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (z : Fin n → �
 /-- The finite set `{single j 1 | j}` of the degree-one multi-indices. -/
 def singles (n : ℕ) : Finset (Fin n →₀ ℕ) :=
   Finset.univ.image (fun j : Fin n => Finsupp.single j 1)
+
+/-- Entries of the covariance matrix (definitional). -/
+theorem cov_apply (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (i k : Fin n) :
+    cov c i k = ∑ α ∈ covSupport c i k, c i α * c k α * mfact α :=
+  rfl
+
+/-- Entries of the linear part (definitional): `A i j = c i (single j 1)`. -/
+theorem linearPart_apply (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (i j : Fin n) :
+    linearPart c i j = c i (Finsupp.single j 1) :=
+  rfl
+
+/-- The evaluated encoder, componentwise (definitional). -/
+theorem encoderEval_apply (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (z : Fin n → ℝ) (i : Fin n) :
+    encoderEval c z i = ∑ α ∈ (c i).support, c i α * hermiteMulti α z :=
+  rfl
 
 /-! ## 1. The spectral lemma (infinite weight sequences) -/
 
@@ -305,8 +305,9 @@ theorem mem_covSupport {i k : Fin n} {α : Fin n →₀ ℕ} :
 
 /-- The variance is the diagonal of the covariance matrix. -/
 theorem variance_eq_cov_self (i : Fin n) : variance c i = cov c i i := by
-  unfold variance cov covSupport ncSupport
-  rw [Matrix.of_apply, Finset.union_self]
+  rw [cov_apply]
+  unfold variance covSupport ncSupport
+  rw [Finset.union_self]
   refine Finset.sum_congr rfl (fun α _ => ?_)
   ring
 
@@ -472,10 +473,10 @@ theorem encoderEval_eq_mulVec (h0 : ∀ i, c i 0 = 0) (h2 : ∀ i α, 2 ≤ deg 
       rw [Finsupp.notMem_support_iff.mp hα, zero_mul]
     · intro α hα
       exact exists_eq_single_of_ne_zero c (h0 i) (h2 i) (left_ne_zero_of_mul hα)
-  show ∑ α ∈ (c i).support, c i α * hermiteMulti α z = ∑ j, linearPart c i j * z j
-  rw [h]
+  have hL : Matrix.mulVec (linearPart c) z i = ∑ j, linearPart c i j * z j := rfl
+  rw [encoderEval_apply, hL, h]
   refine Finset.sum_congr rfl (fun j _ => ?_)
-  rw [hermiteMulti_single, linearPart, Matrix.of_apply]
+  rw [hermiteMulti_single, linearPart_apply]
 
 /-! ## 5. Orthogonality -/
 
@@ -500,12 +501,9 @@ theorem mul_transpose_linearPart_eq_cov (h0 : ∀ i, c i 0 = 0)
     · intro α hα
       exact exists_eq_single_of_ne_zero c (h0 i) (h2 i)
         (left_ne_zero_of_mul (left_ne_zero_of_mul hα))
-  rw [Matrix.mul_apply]
-  show ∑ j, linearPart c i j * (linearPart c).transpose j k
-      = ∑ α ∈ covSupport c i k, c i α * c k α * mfact α
-  rw [h]
+  rw [Matrix.mul_apply, cov_apply, h]
   refine Finset.sum_congr rfl (fun j _ => ?_)
-  rw [mfact_single, mul_one, Matrix.transpose_apply, linearPart, Matrix.of_apply, Matrix.of_apply]
+  rw [mfact_single, mul_one, Matrix.transpose_apply, linearPart_apply, linearPart_apply]
 
 /-- **Orthogonality.** With zero means, no coefficient of degree `≥ 2`, and `Cov = I`, the linear
 part is orthogonal. -/
