@@ -89,7 +89,11 @@ def markdown(table: list[dict]) -> str:
     for r in table:
         d = (f"{r['defect']:.3e} (±{r['defect_change']:.0e})" if math.isfinite(r["defect"])
              else "— (none)")
-        gap = f"{r['corr_gap']:.3e} (±{r['corr_error']:.0e})" + (" tail-driven, lower bound" if r["tail_driven"] else "")
+        gap = f"{r['corr_gap']:.3e} (±{r['corr_error']:.0e})"
+        if r["tail_driven"]:
+            gap += " tail-driven, lower bound"
+        elif r["corr_error"] > 0.1 * abs(r["corr_gap"]):
+            gap += " NOT converged"
         lam = f"{r['lambda1']:.4g}" + (f" → {r['lambda_limit']:.4g}" if r["status"] != "eigenfunction" else "")
         lines.append(f"| {r['law']} | {r['status']} | {lam} | {d} | {r['sigma2']:.6f} | "
                      f"{r['linear']:.6f} | {gap} |")
@@ -108,13 +112,14 @@ def draw(table: list[dict], out: str, r2: dict | None, rho: float) -> None:
     if none:
         ax.plot([r["alpha"] for r in none], [1.0] * len(none), "x", color="C0", ms=9,
                 label="no first eigenfunction (" + ", ".join(sorted({r['status'] for r in none})) + ")")
-    conv = [r for r in rows if not r["tail_driven"]]
-    tail = [r for r in rows if r["tail_driven"]]
+    good = lambda r: not r["tail_driven"] and r["corr_error"] <= 0.1 * abs(r["corr_gap"]) + 1e-12  # noqa: E731
+    conv = [r for r in rows if good(r)]
+    tail = [r for r in rows if not good(r)]
     ax.plot([r["alpha"] for r in conv], [max(r["corr_gap"], floor) for r in conv], "s-", color="C3",
             label=f"max corr − linear corr, rho={rho:g}")
     if tail:
         ax.plot([r["alpha"] for r in tail], [max(r["corr_gap"], floor) for r in tail], "s", color="C3",
-                mfc="none", label="  (tail-driven: lower bound)")
+                mfc="none", label="  (tail-driven lower bound, or not converged)")
     ax.axvline(2.0, color="grey", lw=0.8, ls=":")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
