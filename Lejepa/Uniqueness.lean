@@ -1,4 +1,14 @@
-import Mathlib
+import Mathlib.Probability.Distributions.Gaussian.Real
+import Mathlib.Analysis.SpecialFunctions.Log.Deriv
+import Mathlib.Analysis.SpecialFunctions.ExpDeriv
+import Mathlib.Analysis.Calculus.MeanValue
+import Mathlib.Analysis.Calculus.Deriv.Pow
+import Mathlib.MeasureTheory.Measure.Lebesgue.Basic
+import Mathlib.MeasureTheory.Integral.Bochner.Basic
+import Mathlib.Tactic.LinearCombination
+import Mathlib.Tactic.Linarith
+import Mathlib.Tactic.NormNum
+import Mathlib.Tactic.Ring
 
 /-!
 # The Gaussian is the only density with an affine score (paper, Theorem 4.2, analytic core)
@@ -108,14 +118,16 @@ theorem hasDerivAt_of_eq_mul_exp {p : ℝ → ℝ} {a b : ℝ}
     refine (((hasDerivAt_quadratic a b z).exp).const_mul (p 0)).congr_deriv ?_
     rw [hform z]
     ring
-  exact h.congr_of_eventuallyEq (Filter.Eventually.of_forall fun y => hform y)
+  have heq : p =ᶠ[nhds z] (fun y => p 0 * Real.exp (a * y ^ 2 / 2 + b * y)) :=
+    Filter.Eventually.of_forall hform
+  exact h.congr_of_eventuallyEq heq
 
 /-- A function bounded below by `c > 0` on a measurable set of infinite Lebesgue measure is not
 integrable. -/
 theorem not_integrable_of_le_on {p : ℝ → ℝ} {s : Set ℝ} {c : ℝ} (hs : MeasurableSet s)
     (hvol : volume s = ∞) (hc : 0 < c) (hle : ∀ z ∈ s, c ≤ p z) : ¬ Integrable p := by
   intro hp
-  have hon : Integrable p (volume.restrict s) := hp.integrableOn
+  have hon : Integrable p (volume.restrict s) := hp.restrict
   have hconst : Integrable (fun _ : ℝ => c) (volume.restrict s) := by
     refine hon.mono' aestronglyMeasurable_const ?_
     refine ae_restrict_of_forall_mem hs ?_
@@ -123,10 +135,9 @@ theorem not_integrable_of_le_on {p : ℝ → ℝ} {s : Set ℝ} {c : ℝ} (hs : 
     show ‖c‖ ≤ p z
     rw [Real.norm_eq_abs, abs_of_pos hc]
     exact hle z hz
-  rcases (integrableOn_const_iff (C := c)).mp hconst with h0 | hlt
-  · exact hc.ne' (enorm_eq_zero.mp h0)
-  · rw [hvol] at hlt
-    exact lt_irrefl _ hlt
+  have hfin : IsFiniteMeasure (volume.restrict s) :=
+    (integrable_const_iff_isFiniteMeasure hc.ne').mp hconst
+  exact isFiniteMeasure_restrict.mp hfin hvol
 
 /-- **Normalizability forces `a < 0`.** If `p z = p 0 · exp (a z²/2 + b z)` with `p 0 > 0` and
 `∫ p = 1`, then `a < 0`. -/
@@ -156,7 +167,7 @@ theorem neg_of_integral_eq_one {p : ℝ → ℝ} {a b : ℝ} (hp0 : 0 < p 0)
       have hz' : z ≤ 0 := Set.mem_Iic.mp hz
       have hq : 0 ≤ a * z ^ 2 / 2 + b * z := by
         have h1 : 0 ≤ a * z ^ 2 := mul_nonneg ha (sq_nonneg z)
-        have h2 : 0 ≤ b * z := by nlinarith
+        have h2 : 0 ≤ b * z := mul_nonneg_of_nonpos_of_nonpos hb'.le hz'
         linarith
       rw [hform z]
       calc p 0 = p 0 * 1 := (mul_one _).symm
