@@ -1,4 +1,7 @@
-import Mathlib
+import Mathlib.Analysis.Matrix.PosDef
+import Mathlib.Analysis.MeanInequalities
+import Mathlib.MeasureTheory.Integral.Bochner.Basic
+import Mathlib.MeasureTheory.Measure.Typeclasses.Probability
 
 /-!
 # Dirichlet energy of a Gaussian-preserving map (paper, appendix): linear-algebra and Jensen cores
@@ -98,10 +101,15 @@ theorem det_mul_conjTranspose_self (J : Matrix (Fin n) (Fin n) ℝ) :
     (J * Jᴴ).det = |J.det| ^ 2 := by
   rw [Matrix.det_mul, Matrix.det_conjTranspose, star_trivial, sq_abs, sq]
 
+/-- On `ℝ` the coercion `RCLike.ofReal : ℝ → ℝ` is the identity (`RCLike.ofReal_real_eq_id`). -/
+theorem ofReal_real_apply (x : ℝ) : (RCLike.ofReal x : ℝ) = x :=
+  congrFun RCLike.ofReal_real_eq_id x
+
 /-- The eigenvalues of `J Jᴴ` (squared singular values of `J`) multiply to `|det J|²`. -/
 theorem prod_eigenvalues (J : Matrix (Fin n) (Fin n) ℝ) :
     ∏ i, (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i = |J.det| ^ 2 := by
   have h := (Matrix.isHermitian_mul_conjTranspose_self J).det_eq_prod_eigenvalues
+  simp only [ofReal_real_apply] at h
   rw [det_mul_conjTranspose_self] at h
   exact h.symm
 
@@ -109,6 +117,7 @@ theorem prod_eigenvalues (J : Matrix (Fin n) (Fin n) ℝ) :
 theorem sum_eigenvalues (J : Matrix (Fin n) (Fin n) ℝ) :
     ∑ i, (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i = ∑ i, ∑ j, J i j ^ 2 := by
   have h := (Matrix.isHermitian_mul_conjTranspose_self J).trace_eq_sum_eigenvalues
+  simp only [ofReal_real_apply] at h
   rw [trace_eq_frobSq] at h
   exact h.symm
 
@@ -145,8 +154,10 @@ theorem frobSq_eq_card_iff (J : Matrix (Fin n) (Fin n) ℝ) (hdet : |J.det| = 1)
       funext i
       show (RCLike.ofReal ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i) : ℝ) = 1
       rw [hall i (Finset.mem_univ i), RCLike.ofReal_one]
-    rw [(Matrix.isHermitian_mul_conjTranspose_self J).spectral_theorem, hd, Matrix.diagonal_one,
-      map_one]
+    -- spectral theorem at v4.31.0: `A = conjStarAlgAut 𝕜 _ U (diagonal (RCLike.ofReal ∘ λ))`
+    have hs := (Matrix.isHermitian_mul_conjTranspose_self J).spectral_theorem
+    rw [hd, Matrix.diagonal_one, map_one] at hs
+    exact hs
   · intro h1
     rw [← trace_eq_frobSq J, h1, Matrix.trace_one, Fintype.card_fin]
 
