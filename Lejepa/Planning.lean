@@ -1,4 +1,4 @@
-import Mathlib
+import Mathlib.Analysis.InnerProductSpace.Basic
 
 /-!
 # Planning in an orthogonally encoded latent space (paper, Corollary 4.5)
@@ -93,27 +93,27 @@ theorem totalCost_latent (f : S → A → S) {ℓhat ℓ : S → A → ℝ} (hQ 
   unfold totalCost
   refine Finset.sum_congr rfl ?_
   intro t _
-  rw [rollout_latent f hQ z0 a t, hℓ]
+  rw [rollout_latent (Q := Q) (Qinv := Qinv) f hQ z0 a t, hℓ]
 
 /-- The latent total cost, as a function of the plan, is the true total cost. -/
 theorem totalCost_latent_eq (f : S → A → S) {ℓhat ℓ : S → A → ℝ} (hQ : ∀ z, Qinv (Q z) = z)
     (hℓ : ∀ z a, ℓhat (Q z) a = ℓ z a) (T : ℕ) (z0 : S) :
     totalCost (latentDyn Q Qinv f) ℓhat T (Q z0) = totalCost f ℓ T z0 :=
-  funext fun a => totalCost_latent f hQ hℓ T z0 a
+  funext fun a => totalCost_latent (Q := Q) (Qinv := Qinv) f hQ hℓ T z0 a
 
 /-- The latent optimal value equals the true optimal value. -/
 theorem optimalValue_latent (f : S → A → S) {ℓhat ℓ : S → A → ℝ} (hQ : ∀ z, Qinv (Q z) = z)
     (hℓ : ∀ z a, ℓhat (Q z) a = ℓ z a) (T : ℕ) (z0 : S) :
     optimalValue (latentDyn Q Qinv f) ℓhat T (Q z0) = optimalValue f ℓ T z0 := by
   unfold optimalValue
-  rw [totalCost_latent_eq f hQ hℓ T z0]
+  rw [totalCost_latent_eq (Q := Q) (Qinv := Qinv) f hQ hℓ T z0]
 
 /-- The latent optimal plans are exactly the true optimal plans. -/
 theorem optimalPlans_latent (f : S → A → S) {ℓhat ℓ : S → A → ℝ} (hQ : ∀ z, Qinv (Q z) = z)
     (hℓ : ∀ z a, ℓhat (Q z) a = ℓ z a) (T : ℕ) (z0 : S) :
     optimalPlans (latentDyn Q Qinv f) ℓhat T (Q z0) = optimalPlans f ℓ T z0 := by
   unfold optimalPlans
-  rw [totalCost_latent_eq f hQ hℓ T z0]
+  rw [totalCost_latent_eq (Q := Q) (Qinv := Qinv) f hQ hℓ T z0]
 
 end Abstract
 
@@ -137,8 +137,10 @@ theorem encoded_planning_eq (Q : E ≃ₗᵢ[ℝ] E) (f : E → A → E) (ℓ : 
     optimalValue (latentDyn ⇑Q ⇑Q.symm f) ℓ T (Q z0) = optimalValue f ℓ T z0 ∧
     optimalPlans (latentDyn ⇑Q ⇑Q.symm f) ℓ T (Q z0) = optimalPlans f ℓ T z0 := by
   have hQ : ∀ z : E, Q.symm (Q z) = z := fun z => Q.symm_apply_apply z
-  exact ⟨fun a t => rollout_latent f hQ z0 a t, fun a => totalCost_latent f hQ hℓ T z0 a,
-    optimalValue_latent f hQ hℓ T z0, optimalPlans_latent f hQ hℓ T z0⟩
+  exact ⟨fun a t => rollout_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) f hQ z0 a t,
+    fun a => totalCost_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) f hQ hℓ T z0 a,
+    optimalValue_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) f hQ hℓ T z0,
+    optimalPlans_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) f hQ hℓ T z0⟩
 
 /-- Distance to a goal `g`: `ℓ_g (z, a) = ‖z - g‖`. -/
 def goalDistCost (g : E) (z : E) (_a : A) : ℝ := ‖z - g‖
@@ -192,7 +194,8 @@ theorem goalDist_planning_eq (Q : E ≃ₗᵢ[ℝ] E) (f : E → A → E) (g : E
   have hQ : ∀ z : E, Q.symm (Q z) = z := fun z => Q.symm_apply_apply z
   have hℓ : ∀ (z : E) (a : A), goalDistCost (Q g) (Q z) a = goalDistCost g z a :=
     fun z a => goalDistCost_encoded Q g z a
-  exact ⟨optimalValue_latent f hQ hℓ T z0, optimalPlans_latent f hQ hℓ T z0⟩
+  exact ⟨optimalValue_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) f hQ hℓ T z0,
+    optimalPlans_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) f hQ hℓ T z0⟩
 
 /-- The isotropic LQR cost satisfies the hypothesis of `encoded_planning_eq`, so latent and
 true LQR planning agree (value and optimal plans). -/
