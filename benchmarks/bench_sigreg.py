@@ -5,7 +5,8 @@ sin on the full ``(views, m, slices, knots)`` tensor, let autograd do the backwa
 is :func:`lejepa_experiments.losses.sigreg` (angle-addition recurrence, closed-form backward).
 
 Both see the same input ``(2 views, 256, N)`` and the same slice matrix (256 slices, 17 knots on
-[0, 3]); the timing is the median over repeats of one forward+backward. Values are compared in
+[0, 3]); the timing is the median over repeats of one forward+backward, the two
+implementations timed alternately so that a fluctuating machine load hits both alike. Values are compared in
 float64 (relative difference) and in float32.
 
 Usage: ``.venv/bin/python benchmarks/bench_sigreg.py [--threads 2] [--repeats 30] [--dims 2 64 1024]``
@@ -33,17 +34,25 @@ def sigreg_plain(h: torch.Tensor, a: torch.Tensor, knots: int = 17, t_max: float
     return (err @ w).mean() * h.shape[-2]
 
 
-def time_fwd_bwd(fn, h: torch.Tensor, repeats: int) -> float:
+CLOCK = time.perf_counter
+
+
+def _once(fn, h: torch.Tensor) -> float:
+    x = h.detach().requires_grad_(True)
+    t0 = CLOCK()
+    fn(x).backward()
+    return CLOCK() - t0
+
+
+def time_interleaved(fa, fb, h: torch.Tensor, repeats: int) -> tuple[float, float]:
+    """Median fwd+bwd seconds of fa and fb, timed alternately (fair under a fluctuating load)."""
     for _ in range(3):
-        x = h.detach().requires_grad_(True)
-        fn(x).backward()
-    times = []
+        _once(fa, h), _once(fb, h)
+    ta, tb = [], []
     for _ in range(repeats):
-        x = h.detach().requires_grad_(True)
-        t0 = time.perf_counter()
-        fn(x).backward()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+        ta.append(_once(fa, h))
+        tb.append(_once(fb, h))
+    return statistics.median(ta), statistics.median(tb)
 
 
 def main() -> None:
@@ -52,11 +61,17 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=30)
     ap.add_argument("--dims", type=int, nargs="+", default=[2, 64, 1024])
     ap.add_argument("--json", default=None, help="also write the results here")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                    help="wall: perf_counter; cpu: this process's CPU time (robust to other processes "
+                         "on a shared machine; meaningful with --threads 1)")
     args = ap.parse_args()
+    global CLOCK
+    CLOCK = time.perf_counter if args.clock == "wall" else time.process_time
     torch.set_num_threads(args.threads)
     gen = torch.Generator().manual_seed(0)
     out = []
-    print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, load avg {os.getloadavg()}")
+    print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, clock {args.clock}, "
+          f"load avg {os.getloadavg()}")
     print(f"{'N':>6} {'plain ms':>9} {'fast ms':>8} {'speedup':>8} {'rel diff f64':>13} {'rel diff f32':>13} {'grad rel f64':>13}")
     for n in args.dims:
         h = torch.randn(2, 256, n, generator=gen)
@@ -69,11 +84,11 @@ def main() -> None:
         v2 = sigreg(x2, a64)
         v1.backward()
         v2.backward()
+        v1, v2 = v1.detach(), v2.detach()
         rel64 = abs(float(v1) - float(v2)) / abs(float(v1))
         grel = float((x1.grad - x2.grad).norm() / x1.grad.norm())
         rel32 = abs(float(sigreg_plain(h, a)) - float(sigreg(h, a))) / abs(float(sigreg_plain(h, a)))
-        tp = time_fwd_bwd(lambda x: sigreg_plain(x, a), h, args.repeats)
-        tf = time_fwd_bwd(lambda x: sigreg(x, a), h, args.repeats)
+        tp, tf = time_interleaved(lambda x: sigreg_plain(x, a), lambda x: sigreg(x, a), h, args.repeats)
         row = dict(N=n, plain_ms=1e3 * tp, fast_ms=1e3 * tf, speedup=tp / tf, rel_diff_f64=rel64,
                    rel_diff_f32=rel32, grad_rel_diff_f64=grel)
         out.append(row)
@@ -81,7 +96,7 @@ def main() -> None:
     print(f"load avg after: {os.getloadavg()}")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"threads": args.threads, "rows": out, "torch": torch.__version__}, f, indent=2)
+            json.dump({"threads": args.threads, "clock": args.clock, "rows": out, "torch": torch.__version__}, f, indent=2)
 
 
 if __name__ == "__main__":

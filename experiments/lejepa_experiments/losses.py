@@ -6,10 +6,9 @@ row i of ``h2``). Every function returns a 0-dim tensor and is differentiable.
 
 SIGReg is implemented as a custom autograd function (:class:`_EpsPulleyCF`) that computes the
 characteristic function at equally spaced knots ``t_k = k dt`` from a single cos/sin pair by the
-angle-addition formulas (block doubling: the knots ``1..p`` give ``p+1..2p`` through
-``cos((p+j)u) = cos(pu)cos(ju) - sin(pu)sin(ju)``, ``sin((p+j)u) = sin(pu)cos(ju) + cos(pu)sin(ju)``),
-and writes the backward pass in closed form; torch has no such primitive, hence the hand-written
-function. It equals the direct formula (cos and sin at every knot) to rounding error, see
+angle-addition formulas (``cos(ku) + i sin(ku) = (cos((k-1)u) + i sin((k-1)u)) (cos u + i sin u)``,
+one complex multiply per knot) and writes the backward pass in closed form; torch has no such
+primitive, hence the hand-written function. It equals the direct formula (cos and sin at every knot) to rounding error, see
 ``tests/test_losses.py`` and ``benchmarks/bench_sigreg.py``.
 """
 
@@ -154,53 +153,46 @@ class _EpsPulleyCF(torch.autograd.Function):
     """Sliced characteristic-function statistic with a closed-form backward (see module docstring).
 
     Input ``u`` of shape ``(B, S, m)`` (B groups, S slices, m samples). Output: the scalar
-    ``(m / (B S)) sum_{b, s} sum_{k >= 1} w_k [(Cbar_{bsk} - e^{-t_k^2/2})^2 + Sbar_{bsk}^2]``
-    with ``Cbar_{bsk} = (1/m) sum_j cos(t_k u_{bsj})`` and ``Sbar`` the same with sin
+    ``(m / (B S)) sum_{b, s} sum_{k >= 1} w_k [(Cbar_{kbs} - e^{-t_k^2/2})^2 + Sbar_{kbs}^2]``
+    with ``Cbar_{kbs} = (1/m) sum_j cos(t_k u_{bsj})`` and ``Sbar`` the same with sin
     (the k = 0 term is identically 0).
-    Gradient: ``d/du_{bsj} = (2 / (B S)) sum_k w_k t_k [Sbar_{bsk} cos(t_k u) - (Cbar_{bsk} - phi_k) sin(t_k u)]``,
-    one batched matrix-vector product with the stored cos/sin table.
-    The table ``cs`` has shape ``(B, S, 2K, m)``: rows 0..K-1 hold cos(t_k u), rows K..2K-1 sin(t_k u),
-    filled in place by block doubling (no concatenation, no per-knot trig call).
+
+    The table ``E_k = exp(i t_k u)``, k = 1..K, is built by the rotation recurrence
+    ``E_k = E_{k-1} * E_1`` (one complex multiply per knot, ``cos`` and ``sin`` only once, for E_1);
+    Cbar + i Sbar is its mean over the samples. Gradient, with ``a_k = c_k Sbar_k``, ``b_k = c_k (Cbar_k - phi_k)``,
+    ``c_k = 2 w_k t_k / (B S)``: ``d/du_{bsj} = sum_k [a_k cos(t_k u) - b_k sin(t_k u)] = Re sum_k (a_k + i b_k) E_k``,
+    accumulated from the stored table.
     """
 
     @staticmethod
     def forward(ctx, u: torch.Tensor, dt: float, kmax: int, w: torch.Tensor, phi: torch.Tensor):  # type: ignore[override]
         B, S, m = u.shape
-        K = kmax
-        cs = torch.empty((B, S, 2 * K, m), dtype=u.dtype, device=u.device)
-        c, s = cs[:, :, :K], cs[:, :, K:]
+        ctype = torch.complex128 if u.dtype == torch.float64 else torch.complex64
+        table = torch.empty((kmax, B, S, m), dtype=ctype, device=u.device)
         theta = u * dt
-        torch.cos(theta, out=c[:, :, 0])
-        torch.sin(theta, out=s[:, :, 0])
-        p = 1
-        while p < K:
-            take = min(p, K - p)
-            cp, sp = c[:, :, p - 1 : p], s[:, :, p - 1 : p]
-            cb, sb = c[:, :, :take], s[:, :, :take]
-            cn, sn = c[:, :, p : p + take], s[:, :, p : p + take]
-            torch.mul(cb, cp, out=cn)
-            cn.addcmul_(sb, sp, value=-1.0)
-            torch.mul(sb, cp, out=sn)
-            sn.addcmul_(cb, sp)
-            p += take
-        means = cs.mean(dim=3)  # (B, S, 2K)
-        dc = means[:, :, :K] - phi
-        sbar = means[:, :, K:]
-        stat = ((dc.square() + sbar.square()) @ w).sum() * (m / (B * S))
-        ctx.save_for_backward(cs, dc, sbar, w)
+        torch.polar(torch.ones_like(theta), theta, out=table[0])
+        e1 = table[0]
+        for k in range(1, kmax):
+            torch.mul(table[k - 1], e1, out=table[k])
+        mean = torch.view_as_real(table.mean(dim=3))   # (K, B, S, 2)
+        dc = mean[..., 0] - phi.view(-1, 1, 1)
+        sbar = mean[..., 1]
+        stat = ((dc.square() + sbar.square()) * w.view(-1, 1, 1)).sum() * (m / (B * S))
+        ctx.save_for_backward(table, dc, sbar, w)
         ctx.dt = dt
         return stat
 
     @staticmethod
     def backward(ctx, grad_out: torch.Tensor):  # type: ignore[override]
-        cs, dc, sbar, w = ctx.saved_tensors
-        B, S, K2, m = cs.shape
-        K = K2 // 2
+        table, dc, sbar, w = ctx.saved_tensors
+        K, B, S, m = table.shape
         k = torch.arange(1, K + 1, dtype=w.dtype, device=w.device)
-        coef = w * k * (ctx.dt * 2.0 / (B * S)) * grad_out        # (K,)
-        ab = torch.cat((coef * sbar, -coef * dc), dim=2)            # (B, S, 2K): cos, sin coefficients
-        g = torch.matmul(ab.unsqueeze(2), cs).squeeze(2)             # (B, S, m)
-        return g, None, None, None, None
+        c = (w * k * (ctx.dt * 2.0 / (B * S))).view(-1, 1, 1) * grad_out
+        coef = torch.complex(c * sbar, c * dc).unsqueeze(-1)   # (K, B, S, 1)
+        acc = table[0] * coef[0]
+        for j in range(1, K):
+            acc.addcmul_(table[j], coef[j])
+        return acc.real.contiguous(), None, None, None, None
 
 
 def sigreg(h: torch.Tensor, slices: int | torch.Tensor = 256, knots: int = 17, t_max: float = 3.0,
@@ -232,7 +224,7 @@ def sigreg(h: torch.Tensor, slices: int | torch.Tensor = 256, knots: int = 17, t
             raise ValueError(f"slices must be an integer >= 1 or a (n, S) matrix, got {slices!r}")
         a = random_slices(n, slices, generator=generator, dtype=h.dtype, device=h.device)
     t, w = sigreg_knots(knots, t_max, dtype=h.dtype, device=h.device)
-    u = (h @ a).transpose(1, 2)  # (B, S, m)
+    u = torch.matmul(a.T, h.transpose(1, 2))  # (B, S, m)
     dt = float(t_max) / (knots - 1)
     phi = torch.exp(-t[1:].square() / 2)
     return _EpsPulleyCF.apply(u, dt, knots - 1, w[1:], phi)
