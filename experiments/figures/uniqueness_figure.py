@@ -5,6 +5,7 @@ Command (from the repository root):
 
     .venv/bin/python experiments/figures/uniqueness_figure.py --out uniqueness_alpha.png \
         [--table uniqueness_alpha.json] [--r2 RESULTS.csv|RESULTS.json] [--rho 0.9] [--quick]
+        [--from-table uniqueness_alpha.json]   # redraw without recomputing
 
 It computes everything with :mod:`pycheck.uniqueness` (numpy/scipy only, a few minutes on one core;
 ``--quick`` uses a coarser alpha grid), prints a Markdown table, writes the table as JSON if asked,
@@ -92,7 +93,7 @@ def markdown(table: list[dict]) -> str:
         gap = f"{r['corr_gap']:.3e} (±{r['corr_error']:.0e})"
         if r["tail_driven"]:
             gap += " tail-driven, lower bound"
-        elif r["corr_error"] > 0.1 * abs(r["corr_gap"]):
+        elif r["corr_error"] > max(0.1 * abs(r["corr_gap"]), 1e-12):
             gap += " NOT converged"
         lam = f"{r['lambda1']:.4g}" + (f" → {r['lambda_limit']:.4g}" if r["status"] != "eigenfunction" else "")
         lines.append(f"| {r['law']} | {r['status']} | {lam} | {d} | {r['sigma2']:.6f} | "
@@ -112,7 +113,7 @@ def draw(table: list[dict], out: str, r2: dict | None, rho: float) -> None:
     if none:
         ax.plot([r["alpha"] for r in none], [1.0] * len(none), "x", color="C0", ms=9,
                 label="no first eigenfunction (" + ", ".join(sorted({r['status'] for r in none})) + ")")
-    good = lambda r: not r["tail_driven"] and r["corr_error"] <= 0.1 * abs(r["corr_gap"]) + 1e-12  # noqa: E731
+    good = lambda r: not r["tail_driven"] and r["corr_error"] <= max(0.1 * abs(r["corr_gap"]), 1e-12)  # noqa: E731
     conv = [r for r in rows if good(r)]
     tail = [r for r in rows if not good(r)]
     ax.plot([r["alpha"] for r in conv], [max(r["corr_gap"], floor) for r in conv], "s-", color="C3",
@@ -152,14 +153,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--r2", default=None, help="CSV/JSON of training R^2 vs alpha to overlay")
     ap.add_argument("--rho", type=float, default=0.9)
     ap.add_argument("--quick", action="store_true", help="coarse alpha grid, other laws skipped")
+    ap.add_argument("--from-table", default=None,
+                    help="redraw from a JSON table written earlier by --table (no recomputation)")
     args = ap.parse_args(argv)
     r2 = load_r2(args.r2) if args.r2 else None
-    alphas = QUICK_ALPHAS if args.quick else ALPHAS
-    laws = [U.gennorm(x) for x in alphas]
-    if not args.quick:
-        laws += [U.laplace(), U.logistic()] + [U.student_t(v) for v in (3.0, 5.0, 10.0, 30.0)] \
-            + [U.gaussian_mixture(0.8)]
-    table = U.family_table(laws, args.rho)
+    if args.from_table:
+        table = json.loads(Path(args.from_table).read_text())
+    else:
+        alphas = QUICK_ALPHAS if args.quick else ALPHAS
+        laws = [U.gennorm(x) for x in alphas]
+        if not args.quick:
+            laws += [U.laplace(), U.logistic()] + [U.student_t(v) for v in (3.0, 5.0, 10.0, 30.0)] \
+                + [U.gaussian_mixture(0.8)]
+        table = U.family_table(laws, args.rho)
     print(markdown(table))
     if args.table:
         Path(args.table).write_text(json.dumps(table, indent=1, default=float))
