@@ -184,13 +184,12 @@ def _mesh(score: ArrayFn, center: float, lo: float | None, hi: float | None, tai
           grade_ratio: float) -> tuple[np.ndarray, bool]:
     """Element end points. Returns (nodes, hit_max_radius)."""
     h0 = min(h_max, 0.5)
-    rule = GaussRule(12)
     hit = False
     sides = []
     for direction, bound in ((1.0, hi), (-1.0, lo)):
         pts = [center + direction * h0 * grade_ratio ** j for j in range(grade_layers, -1, -1)]
         z = pts[-1]
-        dv = _integrate_neg_score(score, center, z, rule)  # V(z) - V(center)
+        dv = _integrate_neg_score(score, center, z)  # V(z) - V(center)
         while True:
             dist = abs(z - center)
             if bound is not None:
@@ -216,7 +215,7 @@ def _mesh(score: ArrayFn, center: float, lo: float | None, hi: float | None, tai
                 znew = bound
             elif bound is None and abs(znew - center) > max_radius:
                 znew = center + direction * max_radius
-            dv += _integrate_neg_score(score, z, znew, rule)
+            dv += _integrate_neg_score(score, z, znew)
             z = znew
             pts.append(z)
         sides.append(np.array(pts))
@@ -224,20 +223,12 @@ def _mesh(score: ArrayFn, center: float, lo: float | None, hi: float | None, tai
     return nodes, hit
 
 
-@dataclass(frozen=True)
-class GaussRule:
-    """Gauss–Legendre rule on [-1, 1] (numpy.polynomial.legendre.leggauss)."""
-
-    n: int
-
-    @property
-    def xw(self) -> tuple[np.ndarray, np.ndarray]:
-        return npleg.leggauss(self.n)
+_PANEL = npleg.leggauss(12)   # one 12-point Gauss–Legendre panel for integrating the score
 
 
-def _integrate_neg_score(score: ArrayFn, a: float, b: float, rule: GaussRule) -> float:
-    """``∫_a^b V'(t) dt = -∫_a^b score`` by one Gauss–Legendre panel."""
-    x, w = rule.xw
+def _integrate_neg_score(score: ArrayFn, a: float, b: float) -> float:
+    """``∫_a^b V'(t) dt = -∫_a^b score`` by one 12-point Gauss–Legendre panel."""
+    x, w = _PANEL
     t = 0.5 * (a + b) + 0.5 * (b - a) * x
     return float(-0.5 * (b - a) * np.dot(w, _score_array(score, t)))
 
@@ -357,7 +348,13 @@ def first_eigenpair(log_density_grad: ArrayFn, *, domain: tuple[float, float] | 
     elements (see the module docstring) on ``domain`` if given, else on the interval around
     ``center`` where ``V - V(center) < tail`` (capped at ``|z - center| <= max_radius``;
     ``EigenPair.hit_max_radius`` says whether the cap was reached), with natural boundary
-    conditions. ``log_density`` (``-V``, unnormalized) is used when given, otherwise ``-V`` is
+    conditions. Mesh: element sizes ``<= min(max(h_max, growth·|z - center|), step/|V'|)``; the
+    first element on each side has length ``min(h_max, 0.5)`` and, when ``grade_layers > 0``, is
+    split geometrically (ratio ``grade_ratio``) towards ``center`` (use it where ``V`` is not
+    smooth at ``center``; it costs accuracy when it is not needed, since it makes the stiffness
+    matrix stiffer). ``degree`` is the polynomial degree of the elements; Gauss–Legendre
+    quadrature with ``degree + 12`` points per element.
+    ``log_density`` (``-V``, unnormalized) is used when given, otherwise ``-V`` is
     obtained by integrating the score with Gauss–Legendre panels. Returns ``n_eigs`` non-trivial
     eigenvalues in ``EigenPair.eigenvalues[1:]`` and the first eigenfunction.
 

@@ -181,3 +181,47 @@ def test_bad_inputs_raise() -> None:
     pr = U.first_eigenpair(lambda z: -z)
     with pytest.raises(ValueError, match="interval"):
         pr(np.array([100.0]))
+
+
+# ---------------------------------------------------------------- the figure command
+
+def _figure_module():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "experiments" / "figures" / "uniqueness_figure.py"
+    spec = importlib.util.spec_from_file_location("uniqueness_figure", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_figure_r2_overlay_and_redraw(tmp_path) -> None:
+    """--r2 parses CSV (grouped by method) and JSON; --from-table redraws without recomputing."""
+    import json
+
+    fig = _figure_module()
+    csv_path = tmp_path / "r2.csv"
+    csv_path.write_text("alpha,method,r2\n1,SIGReg,0.9\n2,SIGReg,0.99\n1,VICReg,0.5\n2,VICReg,0.98\n")
+    series = fig.load_r2(str(csv_path))
+    assert series == {"SIGReg r2": [(1.0, 0.9), (2.0, 0.99)], "VICReg r2": [(1.0, 0.5), (2.0, 0.98)]}
+    js = tmp_path / "r2.json"
+    js.write_text(json.dumps({"SIGReg": {"0.5": 0.95, "2": 1.0}}))
+    assert fig.load_r2(str(js)) == {"SIGReg": [(0.5, 0.95), (2.0, 1.0)]}
+    with pytest.raises(ValueError, match="alpha"):
+        bad = tmp_path / "bad.csv"
+        bad.write_text("shape,r2\n1,0.5\n")
+        fig.load_r2(str(bad))
+    rec = dict(status="eigenfunction", lambda1=1.0, lambda_limit=1.0, defect_change=1e-16, rho=0.9,
+               linear=0.9, corr_error=1e-16, tail_driven=False)
+    table = [dict(rec, law="gennorm(alpha=2)", alpha=2.0, defect=1e-25, sigma2=0.9, corr_gap=0.0),
+             dict(rec, law="gennorm(alpha=4)", alpha=4.0, defect=0.0156, sigma2=0.9033, corr_gap=3.3e-3),
+             dict(rec, law="laplace", alpha=1.0, defect=float("nan"), sigma2=0.93, corr_gap=0.03,
+                  status="gap, no eigenfunction", tail_driven=True)]
+    md = fig.markdown(table)
+    assert "— (none)" in md and "tail-driven" in md and md.count("\n") == 4
+    tpath = tmp_path / "t.json"
+    tpath.write_text(json.dumps(table))
+    out = tmp_path / "f.png"
+    assert fig.main(["--from-table", str(tpath), "--out", str(out), "--r2", str(csv_path)]) == 0
+    assert out.stat().st_size > 10_000
