@@ -12,8 +12,10 @@ It computes everything with :mod:`pycheck.uniqueness` (numpy/scipy only, a few m
 and draws the figure with matplotlib (Agg backend). ``--r2`` overlays training-based R^2 from a
 gennorm sweep on a right-hand axis: a CSV with a header containing ``alpha`` and one or more R^2
 columns (every other numeric column; an optional text column ``method``/``loss``/``objective``
-splits the series), or a JSON list of such records, or a JSON object ``{series: {alpha: r2}}``.
-Nothing from the training engine is imported.
+splits the series), or a JSON list of such records, or a JSON object ``{series: {alpha: r2}}``,
+or ``lejepa train`` run JSON files / a directory of them (e.g. the gennorm_spiral sweep with
+``--set latent.alpha=A``): ``metrics.r2_h_to_z`` versus ``config.latent.alpha``, one series per
+``config.loss.kind``, averaged over seeds. Nothing from the training engine is imported.
 """
 
 from __future__ import annotations
@@ -38,11 +40,51 @@ QUICK_ALPHAS = [0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 8.0, 32.0]
 GROUP_KEYS = ("method", "loss", "objective", "series", "name")
 
 
-def load_r2(path: str) -> dict[str, list[tuple[float, float]]]:
-    """Series name -> sorted [(alpha, r2)] from a CSV or JSON file (formats in the module doc)."""
-    p = Path(path)
-    if not p.exists():
-        raise ValueError(f"R^2 file not found: {path}")
+def _run_record(data: object) -> tuple[str, float, float] | None:
+    """(loss kind, alpha, r2_h_to_z) from a ``lejepa train`` run JSON, else None."""
+    if not (isinstance(data, dict) and isinstance(data.get("config"), dict)
+            and isinstance(data.get("metrics"), dict)):
+        return None
+    cfg, met = data["config"], data["metrics"]
+    latent = cfg.get("latent", {})
+    if latent.get("dist") != "gennorm" or "r2_h_to_z" not in met:
+        return None
+    return str(cfg.get("loss", {}).get("kind", "run")), float(latent["alpha"]), float(met["r2_h_to_z"])
+
+
+def load_r2(paths: str | list[str]) -> dict[str, list[tuple[float, float]]]:
+    """Series name -> sorted [(alpha, r2)] from CSV/JSON tables (formats in the module doc) or
+    from ``lejepa train`` run JSON files (a directory means its ``*.json``): for those, series =
+    ``config.loss.kind``, alpha = ``config.latent.alpha`` (gennorm latents only), value =
+    ``metrics.r2_h_to_z``, averaged over runs (seeds) with the same series and alpha."""
+    files: list[Path] = []
+    for path in ([paths] if isinstance(paths, str) else list(paths)):
+        p = Path(path)
+        if p.is_dir():
+            files += sorted(p.glob("*.json"))
+        elif p.exists():
+            files.append(p)
+        else:
+            raise ValueError(f"R^2 file not found: {path}")
+    runs: dict[tuple[str, float], list[float]] = defaultdict(list)
+    out: dict[str, list[tuple[float, float]]] = {}
+    for f in files:
+        rec = _run_record(json.loads(f.read_text())) if f.suffix.lower() == ".json" else None
+        if rec is not None:
+            runs[(rec[0], rec[1])].append(rec[2])
+        elif not (f.suffix.lower() == ".json" and "config" in json.loads(f.read_text())):
+            for k, v in _load_r2_table(f).items():
+                out[k] = sorted(out.get(k, []) + v)
+    for (kind, alpha), vals in runs.items():
+        out.setdefault(f"{kind} (runs)", []).append((alpha, sum(vals) / len(vals)))
+    out = {k: sorted(v) for k, v in out.items()}
+    if not out:
+        raise ValueError("no R^2 values found in --r2 input")
+    return out
+
+
+def _load_r2_table(p: Path) -> dict[str, list[tuple[float, float]]]:
+    """One CSV or JSON table (formats in the module doc)."""
     records: list[dict] = []
     if p.suffix.lower() == ".json":
         data = json.loads(p.read_text())
@@ -150,7 +192,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default="uniqueness_alpha.png", help="PNG path")
     ap.add_argument("--table", default=None, help="write the table as JSON here")
-    ap.add_argument("--r2", default=None, help="CSV/JSON of training R^2 vs alpha to overlay")
+    ap.add_argument("--r2", default=None, nargs="+",
+                    help="CSV/JSON tables of R^2 vs alpha, or lejepa-train run JSONs / directories")
     ap.add_argument("--rho", type=float, default=0.9)
     ap.add_argument("--quick", action="store_true", help="coarse alpha grid, other laws skipped")
     ap.add_argument("--from-table", default=None,

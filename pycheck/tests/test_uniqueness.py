@@ -208,6 +208,16 @@ def test_figure_r2_overlay_and_redraw(tmp_path) -> None:
     js = tmp_path / "r2.json"
     js.write_text(json.dumps({"SIGReg": {"0.5": 0.95, "2": 1.0}}))
     assert fig.load_r2(str(js)) == {"SIGReg": [(0.5, 0.95), (2.0, 1.0)]}
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for i, (alpha, seed, r2) in enumerate([(1.0, 0, 0.8), (1.0, 1, 0.9), (2.0, 0, 0.99)]):
+        (runs / f"r{i}.json").write_text(json.dumps({
+            "run": f"r{i}", "seed": seed, "metrics": {"r2_h_to_z": r2},
+            "config": {"latent": {"dist": "gennorm", "alpha": alpha}, "loss": {"kind": "sigreg"}}}))
+    got = fig.load_r2([str(runs)])
+    assert list(got) == ["sigreg (runs)"]
+    assert [a for a, _ in got["sigreg (runs)"]] == [1.0, 2.0]
+    assert abs(got["sigreg (runs)"][0][1] - 0.85) < 1e-12      # mean over seeds
     with pytest.raises(ValueError, match="alpha"):
         bad = tmp_path / "bad.csv"
         bad.write_text("shape,r2\n1,0.5\n")
@@ -223,5 +233,5 @@ def test_figure_r2_overlay_and_redraw(tmp_path) -> None:
     tpath = tmp_path / "t.json"
     tpath.write_text(json.dumps(table))
     out = tmp_path / "f.png"
-    assert fig.main(["--from-table", str(tpath), "--out", str(out), "--r2", str(csv_path)]) == 0
+    assert fig.main(["--from-table", str(tpath), "--out", str(out), "--r2", str(csv_path), str(runs)]) == 0
     assert out.stat().st_size > 10_000
