@@ -1,5 +1,19 @@
-import Mathlib
 import Lejepa.Hermite
+import Mathlib.Analysis.Matrix.Spectrum
+import Mathlib.Analysis.InnerProductSpace.GramSchmidtOrtho
+import Mathlib.Analysis.InnerProductSpace.PiL2
+import Mathlib.Analysis.Real.Sqrt
+import Mathlib.Algebra.Order.BigOperators.Ring.Finset
+import Mathlib.Algebra.BigOperators.Finsupp.Basic
+import Mathlib.Algebra.BigOperators.Fin
+import Mathlib.Data.Fintype.BigOperators
+import Mathlib.LinearAlgebra.Matrix.Trace
+import Mathlib.LinearAlgebra.FiniteDimensional.Basic
+import Mathlib.LinearAlgebra.UnitaryGroup
+import Mathlib.Tactic.Abel
+import Mathlib.Tactic.Linarith
+import Mathlib.Tactic.NormNum
+import Mathlib.Tactic.Ring
 
 /-!
 # Theorem 4.3 (approximate identifiability) in the Hermite coefficient model
@@ -190,7 +204,7 @@ theorem frob_transpose_mul_sub_one (A : Matrix (Fin n) (Fin n) ℝ) :
       Matrix.transpose_transpose]
   have hsq : ∀ X : Matrix (Fin n) (Fin n) ℝ, (X - 1) * (X - 1) = X * X - X - X + 1 := by
     intro X
-    simp only [sub_mul, mul_sub, mul_one, one_mul]
+    simp only [Matrix.sub_mul, Matrix.mul_sub, Matrix.mul_one, Matrix.one_mul]
     abel
   have t1 : Matrix.trace (Aᵀ * A) = Matrix.trace (A * Aᵀ) := Matrix.trace_mul_comm Aᵀ A
   have t2 : Matrix.trace (Aᵀ * A * (Aᵀ * A)) = Matrix.trace (A * Aᵀ * (A * Aᵀ)) := by
@@ -207,8 +221,12 @@ theorem frob_transpose_mul_sub_one (A : Matrix (Fin n) (Fin n) ℝ) :
 /-- The real inner product on `EuclideanSpace ℝ (Fin n)` as a coordinate sum. -/
 theorem real_inner_eq_sum (x y : EuclideanSpace ℝ (Fin n)) :
     inner ℝ x y = ∑ i, x i * y i := by
-  rw [EuclideanSpace.inner_eq_star_dotProduct, star_trivial, dotProduct]
-  exact Finset.sum_congr rfl fun i _ => mul_comm _ _
+  first
+    | rw [EuclideanSpace.inner_eq_star_dotProduct, star_trivial, dotProduct]
+      exact Finset.sum_congr rfl fun i _ => mul_comm _ _
+    | -- `inner_eq_star_dotProduct` is `rfl`, and `star` on `ℝ` is definitionally the identity
+      exact (EuclideanSpace.inner_eq_star_dotProduct x y).trans
+        (Finset.sum_congr rfl fun i _ => mul_comm _ _)
 
 /-- Completion of a pairwise orthogonal family: some orthonormal basis `w` satisfies
 `⟨f k, w k⟩ = ‖f k‖` for every `k` (Gram–Schmidt keeps the nonzero `f k / ‖f k‖`). -/
@@ -221,11 +239,14 @@ theorem exists_orthonormalBasis_inner_eq_norm (f : Fin n → EuclideanSpace ℝ 
   refine ⟨InnerProductSpace.gramSchmidtOrthonormalBasis h f, fun k => ?_⟩
   by_cases hk : f k = 0
   · rw [hk, inner_zero_left, norm_zero]
-  · have hw : InnerProductSpace.gramSchmidtOrthonormalBasis h f k = ‖f k‖⁻¹ • f k :=
-      InnerProductSpace.gramSchmidtOrthonormalBasis_apply_of_orthogonal h hf hk
-    have hn : ‖f k‖ ≠ 0 := norm_ne_zero_iff.mpr hk
-    rw [hw, real_inner_smul_right, real_inner_self_eq_norm_sq, sq, ← mul_assoc,
-      inv_mul_cancel₀ hn, one_mul]
+  · have hn : ‖f k‖ ≠ 0 := norm_ne_zero_iff.mpr hk
+    have key : ‖f k‖⁻¹ * ‖f k‖ ^ 2 = ‖f k‖ := by
+      rw [sq, ← mul_assoc, inv_mul_cancel₀ hn, one_mul]
+    -- Mathlib's form is `(‖f k‖⁻¹ : 𝕜) • f k` with `𝕜 = ℝ`: the cast `RCLike.ofReal` on `ℝ` is
+    -- definitionally the identity (`RCLike.ofReal_real_eq_id` is `rfl`), so `key` closes the goal
+    rw [InnerProductSpace.gramSchmidtOrthonormalBasis_apply_of_orthogonal h hf hk,
+      real_inner_smul_right, real_inner_self_eq_norm_sq]
+    exact key
 
 /-- Matrix form of the completion: if the columns of `B` are pairwise orthogonal, some `W` with
 `Wᵀ W = 1` has `∑_i B_ik W_ik = ‖column k of B‖` for every `k`. -/
@@ -249,6 +270,7 @@ theorem exists_orthogonal_cols_inner_eq_norm (B : Matrix (Fin n) (Fin n) ℝ)
   · have h1 := hw k
     rw [real_inner_eq_sum, EuclideanSpace.norm_eq] at h1
     simp only [Real.norm_eq_abs, sq_abs] at h1
+    simp only [Matrix.of_apply]
     exact h1
 
 /-- Columnwise Procrustes step: if `Wᵀ W = 1` and `⟨b_k, w_k⟩ = ‖b_k‖` for the columns, then
@@ -310,13 +332,16 @@ theorem exists_orthogonal_frob_sub_le (A : Matrix (Fin n) (Fin n) ℝ) :
   -- the eigen-equation, entrywise: `(AᵀA V)_{jl} = λ_l V_{jl}`
   have heig : ∀ j l, ∑ m, (Aᵀ * A) j m * V m l = hM.eigenvalues l * V j l := by
     intro j l
+    -- `h : ((AᵀA) *ᵥ v_l) j = (λ_l • v_l) j`, definitionally `∑ m, (AᵀA)_jm v_l(m) = λ_l * v_l(j)`
     have h := congrFun (hM.mulVec_eigenvectorBasis l) j
-    rw [Pi.smul_apply, smul_eq_mul] at h
     calc ∑ m, (Aᵀ * A) j m * V m l = ∑ m, (Aᵀ * A) j m * hM.eigenvectorBasis l m :=
           Finset.sum_congr rfl fun m _ => by rw [hV]
-      _ = hM.eigenvalues l * V j l := by
-          rw [hV]
-          exact h
+      _ = hM.eigenvalues l * hM.eigenvectorBasis l j := by
+          first
+            | exact h
+            | rw [Pi.smul_apply, smul_eq_mul] at h
+              exact h
+      _ = hM.eigenvalues l * V j l := by rw [hV]
   have e2 : (A * V)ᵀ * (A * V) = Vᵀ * ((Aᵀ * A) * V) := by
     rw [Matrix.transpose_mul, Matrix.mul_assoc, ← Matrix.mul_assoc Aᵀ A V]
   -- the columns of `B = A V` are pairwise orthogonal
@@ -356,14 +381,23 @@ theorem exists_orthogonal_frob_sub_le (A : Matrix (Fin n) (Fin n) ℝ) :
 
 /-! ## Layer 2: multi-index facts -/
 
-theorem deg_eq_zero_iff (α : Fin n →₀ ℕ) : deg α = 0 ↔ α = 0 := by
-  rw [deg, ← Finsupp.degree_eq_sum, Finsupp.degree_eq_zero_iff]
+/-! `deg`, `mfact`, `deg_zero`, `deg_ne_zero`, `mfact_pos`, `mfact_single` and
+`exists_eq_single_of_deg_eq_one` come from `Lejepa.Hermite` (`deg α = ∑ j, α j`). -/
 
-theorem deg_zero : deg (0 : Fin n →₀ ℕ) = 0 :=
-  (deg_eq_zero_iff 0).mpr rfl
+theorem deg_eq_zero_iff (α : Fin n →₀ ℕ) : deg α = 0 ↔ α = 0 := by
+  constructor
+  · intro h
+    by_cases hα : α = 0
+    · exact hα
+    · exact absurd h (deg_ne_zero hα)
+  · rintro rfl
+    exact deg_zero
 
 theorem deg_single (j : Fin n) : deg (Finsupp.single j 1) = 1 := by
-  rw [deg, ← Finsupp.degree_eq_sum, Finsupp.degree_single]
+  have h : ∀ k, k ≠ j → (Finsupp.single j 1 : Fin n →₀ ℕ) k = 0 := fun k hk =>
+    Finsupp.single_eq_of_ne hk
+  unfold deg
+  rw [Fintype.sum_eq_single j h, Finsupp.single_eq_same]
 
 theorem not_two_le_deg_single (j : Fin n) : ¬ 2 ≤ deg (Finsupp.single j 1) := by
   rw [deg_single]
@@ -375,26 +409,15 @@ theorem single_one_ne_zero (j : Fin n) : (Finsupp.single j 1 : Fin n →₀ ℕ)
   rw [h, deg_zero] at h1
   omega
 
-theorem exists_single_of_deg_eq_one {α : Fin n →₀ ℕ} (h : deg α = 1) :
-    ∃ j, α = Finsupp.single j 1 := by
-  rw [deg, ← Finsupp.degree_eq_sum] at h
-  exact (Finsupp.sum_eq_one_iff α).mp h
-
-theorem mfact_nonneg (α : Fin n →₀ ℕ) : 0 ≤ mfact α := by
-  rw [mfact]
-  exact Finset.prod_nonneg fun _ _ => Nat.cast_nonneg _
+theorem mfact_nonneg (α : Fin n →₀ ℕ) : 0 ≤ mfact α :=
+  (mfact_pos α).le
 
 theorem mfact_zero : mfact (0 : Fin n →₀ ℕ) = 1 := by
-  rw [mfact]
-  exact Finset.prod_eq_one fun j _ => by
-    rw [Finsupp.zero_apply, Nat.factorial_zero, Nat.cast_one]
-
-theorem mfact_single (j : Fin n) : mfact (Finsupp.single j 1) = 1 := by
-  rw [mfact]
-  refine Finset.prod_eq_one fun k _ => ?_
-  by_cases h : k = j
-  · rw [h, Finsupp.single_eq_same, Nat.factorial_one, Nat.cast_one]
-  · rw [Finsupp.single_eq_of_ne h, Nat.factorial_zero, Nat.cast_one]
+  unfold mfact
+  refine Finset.prod_eq_one fun j _ => ?_
+  rw [Finsupp.zero_apply]
+  -- `((0 : ℕ).factorial : ℝ) = 1`; `Nat.factorial 0` reduces to `1`
+  exact Nat.cast_one
 
 /-- Sum over the degree-one multi-indices of a finite set containing every `e_j` where `g` is
 nonzero: it is the sum over `j` of `g (e_j)`. -/
@@ -404,9 +427,10 @@ theorem sum_filter_deg_one (T : Finset (Fin n →₀ ℕ)) (g : (Fin n →₀ �
   have hsub : T.filter (fun α => deg α = 1) ⊆
       Finset.univ.image fun j : Fin n => (Finsupp.single j 1 : Fin n →₀ ℕ) := by
     intro α hα
-    obtain ⟨j, hj⟩ := exists_single_of_deg_eq_one (Finset.mem_filter.mp hα).2
+    obtain ⟨j, hj⟩ := exists_eq_single_of_deg_eq_one (Finset.mem_filter.mp hα).2
     exact Finset.mem_image.mpr ⟨j, Finset.mem_univ j, hj.symm⟩
-  rw [Finset.sum_subset hsub, Finset.sum_image (Finsupp.single_left_injective one_ne_zero).injOn]
+  rw [Finset.sum_subset hsub,
+    Finset.sum_image (Finsupp.single_left_injective (one_ne_zero : (1 : ℕ) ≠ 0)).injOn]
   intro α hα hαT
   obtain ⟨j, _, rfl⟩ := Finset.mem_image.mp hα
   exact hg j fun hj => hαT (Finset.mem_filter.mpr ⟨hj, deg_single j⟩)
@@ -428,10 +452,18 @@ theorem sum_split_deg (S : Finset (Fin n →₀ ℕ)) (g : (Fin n →₀ ℕ) �
   have hT : ∀ j, Finsupp.single j 1 ∉ S.filter (fun α => ¬ 2 ≤ deg α) →
       g (Finsupp.single j 1) = 0 := fun j hj =>
     hg j fun hS => hj (Finset.mem_filter.mpr ⟨hS, not_two_le_deg_single j⟩)
-  rw [← Finset.sum_filter_add_sum_filter_not S (fun α => 2 ≤ deg α) g,
-    ← Finset.sum_filter_add_sum_filter_not (S.filter fun α => ¬ 2 ≤ deg α)
-      (fun α => deg α = 1) g,
-    sum_filter_deg_one (S.filter fun α => ¬ 2 ≤ deg α) g hT]
+  -- The two splits are stated with the very filters of the conclusion (so the decidability
+  -- instances are elaborated exactly as there); Mathlib's lemma is used only up to defeq.
+  have e1 : ∑ α ∈ S, g α = ∑ α ∈ S.filter (fun α => 2 ≤ deg α), g α +
+      ∑ α ∈ S.filter (fun α => ¬ 2 ≤ deg α), g α :=
+    (Finset.sum_filter_add_sum_filter_not S (fun α => 2 ≤ deg α) g).symm
+  have e2 : ∑ α ∈ S.filter (fun α => ¬ 2 ≤ deg α), g α =
+      ∑ α ∈ (S.filter fun α => ¬ 2 ≤ deg α).filter (fun α => deg α = 1), g α +
+        ∑ α ∈ (S.filter fun α => ¬ 2 ≤ deg α).filter (fun α => ¬ deg α = 1), g α :=
+    (Finset.sum_filter_add_sum_filter_not (S.filter fun α => ¬ 2 ≤ deg α)
+      (fun α => deg α = 1) g).symm
+  have e3 := sum_filter_deg_one (S.filter fun α => ¬ 2 ≤ deg α) g hT
+  rw [e1, e2, e3]
   ring
 
 theorem sum_low_eq (S : Finset (Fin n →₀ ℕ)) (g : (Fin n →₀ ℕ) → ℝ)
@@ -502,17 +534,19 @@ def nlIndex (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) : Finset (Fin n →�
 def nlCov (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) : Matrix (Fin n) (Fin n) ℝ :=
   Matrix.of fun i k => ∑ α ∈ nlIndex c, c i α * c k α * mfact α
 
+/-- Entries of `C_N` (definitional). -/
+theorem nlCov_apply (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (i k : Fin n) :
+    nlCov c i k = ∑ α ∈ nlIndex c, c i α * c k α * mfact α :=
+  rfl
+
 /-! ## Layer 2: the spectral gap (L2a) -/
 
 theorem nonlinEnergy_nonneg (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) : 0 ≤ nonlinEnergy c :=
   Finset.sum_nonneg fun _ _ => Finset.sum_nonneg fun α _ =>
     mul_nonneg (sq_nonneg _) (mfact_nonneg α)
 
-theorem cov_diag (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (i : Fin n) : cov c i i = variance c i := by
-  show ∑ α ∈ covSupport c i i, c i α * c i α * mfact α =
-    ∑ α ∈ ncSupport c i, (c i α) ^ 2 * mfact α
-  rw [covSupport, Finset.union_self]
-  exact Finset.sum_congr rfl fun α _ => by ring
+theorem cov_diag (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (i : Fin n) : cov c i i = variance c i :=
+  (variance_eq_cov_self c i).symm
 
 theorem trace_cov (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) :
     Matrix.trace (cov c) = ∑ i, variance c i := by
@@ -588,7 +622,8 @@ theorem linCoeff_single (Q : Matrix (Fin n) (Fin n) ℝ) (i j : Fin n) :
   rw [linCoeff, Finsupp.finsetSum_apply, Finset.sum_eq_single j]
   · exact Finsupp.single_eq_same
   · intro b _ hb
-    exact Finsupp.single_eq_of_ne fun h => hb (Finsupp.single_left_injective one_ne_zero h).symm
+    exact Finsupp.single_eq_of_ne fun h =>
+      hb (Finsupp.single_left_injective (one_ne_zero : (1 : ℕ) ≠ 0) h).symm
   · intro h
     exact absurd (Finset.mem_univ j) h
 
@@ -701,6 +736,7 @@ theorem cov_eq (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) :
     · exact mem_allSupport h
   have hnl : ∑ α ∈ (covSupport c i k).filter (fun α => 2 ≤ deg α), c i α * c k α * mfact α =
       nlCov c i k := by
+    rw [nlCov_apply]
     refine Finset.sum_subset hsub fun α hα hα' => ?_
     have h2 : 2 ≤ deg α := (Finset.mem_filter.mp hα).2
     have hne : α ≠ 0 := fun h => by
@@ -733,7 +769,8 @@ theorem frob_nlCov_le (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) : frob (nl
     · exact (hα' (Finset.mem_filter.mpr ⟨Finsupp.mem_support_iff.mpr hi, h2⟩)).elim
   apply frob_le_of_sq_le (nonlinEnergy_nonneg c)
   calc ∑ i, ∑ k, nlCov c i k ^ 2
-      = ∑ i, ∑ k, (∑ α ∈ nlIndex c, c i α * c k α * mfact α) ^ 2 := rfl
+      = ∑ i, ∑ k, (∑ α ∈ nlIndex c, c i α * c k α * mfact α) ^ 2 := by
+        simp only [nlCov_apply]
     _ ≤ (∑ i, ∑ α ∈ nlIndex c, c i α ^ 2 * mfact α) ^ 2 := hG
     _ = nonlinEnergy c ^ 2 := by rw [hN]
 
