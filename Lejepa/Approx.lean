@@ -417,7 +417,9 @@ theorem mfact_zero : mfact (0 : Fin n →₀ ℕ) = 1 := by
   refine Finset.prod_eq_one fun j _ => ?_
   rw [Finsupp.zero_apply]
   -- `((0 : ℕ).factorial : ℝ) = 1`; `Nat.factorial 0` reduces to `1`
-  exact Nat.cast_one
+  first
+    | exact Nat.cast_one
+    | rw [Nat.factorial_zero, Nat.cast_one]
 
 /-- Sum over the degree-one multi-indices of a finite set containing every `e_j` where `g` is
 nonzero: it is the sum over `j` of `g (e_j)`. -/
