@@ -1,19 +1,9 @@
 import Lejepa.Hermite
-import Mathlib.Analysis.Matrix.Spectrum
-import Mathlib.Analysis.InnerProductSpace.GramSchmidtOrtho
-import Mathlib.Analysis.InnerProductSpace.PiL2
-import Mathlib.Analysis.Real.Sqrt
-import Mathlib.Algebra.Order.BigOperators.Ring.Finset
-import Mathlib.Algebra.BigOperators.Finsupp.Basic
-import Mathlib.Algebra.BigOperators.Fin
-import Mathlib.Data.Fintype.BigOperators
-import Mathlib.LinearAlgebra.Matrix.Trace
-import Mathlib.LinearAlgebra.FiniteDimensional.Basic
-import Mathlib.LinearAlgebra.UnitaryGroup
-import Mathlib.Tactic.Abel
-import Mathlib.Tactic.Linarith
-import Mathlib.Tactic.NormNum
-import Mathlib.Tactic.Ring
+import Mathlib
+
+-- All of Mathlib is imported on purpose: no Lean toolchain was available where these files were
+-- written, and a missing transitive import would break the build. Narrow the imports once
+-- `lake build` has run.
 
 /-!
 # Theorem 4.3 (approximate identifiability) in the Hermite coefficient model

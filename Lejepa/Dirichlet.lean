@@ -1,7 +1,8 @@
-import Mathlib.Analysis.Matrix.PosDef
-import Mathlib.Analysis.MeanInequalities
-import Mathlib.MeasureTheory.Integral.Bochner.Basic
-import Mathlib.MeasureTheory.Measure.Typeclasses.Probability
+import Mathlib
+
+-- All of Mathlib is imported on purpose: no Lean toolchain was available where these files were
+-- written, and a missing transitive import would break the build. Narrow the imports once
+-- `lake build` has run.
 
 /-!
 # Dirichlet energy of a Gaussian-preserving map (paper, appendix): linear-algebra and Jensen cores

@@ -1,5 +1,9 @@
 import Mathlib
 
+-- All of Mathlib is imported on purpose: no Lean toolchain was available where these files were
+-- written, and a missing transitive import would break the build. Narrow the imports once
+-- `lake build` has run.
+
 /-!
 # Theorem 4.1 (linear identifiability) in the Hermite coefficient model
 

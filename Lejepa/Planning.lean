@@ -1,4 +1,8 @@
-import Mathlib.Analysis.InnerProductSpace.Basic
+import Mathlib
+
+-- All of Mathlib is imported on purpose: no Lean toolchain was available where these files were
+-- written, and a missing transitive import would break the build. Narrow the imports once
+-- `lake build` has run.
 
 /-!
 # Planning in an orthogonally encoded latent space (paper, Corollary 4.5)

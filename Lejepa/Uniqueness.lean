@@ -1,14 +1,8 @@
-import Mathlib.Probability.Distributions.Gaussian.Real
-import Mathlib.Analysis.SpecialFunctions.Log.Deriv
-import Mathlib.Analysis.SpecialFunctions.ExpDeriv
-import Mathlib.Analysis.Calculus.MeanValue
-import Mathlib.Analysis.Calculus.Deriv.Pow
-import Mathlib.MeasureTheory.Measure.Lebesgue.Basic
-import Mathlib.MeasureTheory.Integral.Bochner.Basic
-import Mathlib.Tactic.LinearCombination
-import Mathlib.Tactic.Linarith
-import Mathlib.Tactic.NormNum
-import Mathlib.Tactic.Ring
+import Mathlib
+
+-- All of Mathlib is imported on purpose: no Lean toolchain was available where these files were
+-- written, and a missing transitive import would break the build. Narrow the imports once
+-- `lake build` has run.
 
 /-!
 # The Gaussian is the only density with an affine score (paper, Theorem 4.2, analytic core)
