@@ -26,7 +26,7 @@ DEFAULTS: dict[str, Any] = {
     "pair": {"kind": "ou", "rho": 0.9},
     "mixing": {"kind": "spiral", "layers": 8, "seed": 0},
     "encoder": {"kind": "mlp", "width": 256, "depth": 4, "activation": "gelu"},
-    "loss": {"kind": "sigreg", "lam": 0.01, "slices": 256, "knots": 17, "t_max": 3.0,
+    "loss": {"kind": "sigreg", "lam": 0.05, "lam_end": None, "slices": 256, "knots": 17, "t_max": 3.0,
              "temperature": 1.0, "vicreg_sim": 25.0, "vicreg_var": 25.0, "vicreg_cov": 1.0},
     "train": {"steps": 20000, "batch": 256, "lr": 3e-3, "weight_decay": 0.01, "beta1": 0.9, "beta2": 0.999,
               "constant_frac": 0.5, "warmup_steps": 0, "min_lr_frac": 0.0, "grad_clip": 0.0,
@@ -95,7 +95,7 @@ SCHEMA: dict[str, Any] = {
     "mixing": {"kind": _choice(MIXINGS), "layers": _int(1), "seed": _int(0)},
     "encoder": {"kind": _choice(ENCODERS), "width": _int(1), "depth": _int(1),
                 "activation": _choice(tuple(ACTIVATIONS))},
-    "loss": {"kind": _choice(LOSSES), "lam": _float(0.0, 1.0), "slices": _int(1), "knots": _int(2),
+    "loss": {"kind": _choice(LOSSES), "lam": _float(0.0, 1.0), "lam_end": "optional_lam", "slices": _int(1), "knots": _int(2),
              "t_max": _float(0.0, lo_open=True), "temperature": _float(0.0, lo_open=True),
              "vicreg_sim": _float(0.0), "vicreg_var": _float(0.0), "vicreg_cov": _float(0.0)},
     "train": {"steps": _int(1), "batch": _int(2), "lr": _float(0.0, lo_open=True), "weight_decay": _float(0.0),
@@ -105,6 +105,15 @@ SCHEMA: dict[str, Any] = {
     "eval": {"size": _int(16), "every": _int(1), "seed_offset": _int(1)},
     "runtime": {"device": _device, "threads": _int(1), "progress": _bool, "deterministic": _bool},
 }
+
+
+def _optional(f: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    def g(v: Any) -> Any:
+        return None if v is None else f(v)
+    return g
+
+
+SCHEMA["loss"]["lam_end"] = _optional(_float(0.0, 1.0))
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any], where: str = "") -> dict[str, Any]:

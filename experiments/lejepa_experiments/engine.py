@@ -9,6 +9,9 @@ SIGReg slices. Same seed, same device, same thread count => same numbers.
 Objectives (``loss.kind``), with ``align = mean ||h1 - h2||^2`` and ``lam = loss.lam``:
 
 * ``sigreg``: ``lam * SIGReg(h1, h2) + (1 - lam) * align`` (SIGReg of each view, averaged);
+  with ``loss.lam_end`` set, lam ramps linearly from ``loss.lam`` to ``loss.lam_end`` over the
+  learning-rate decay phase (see :func:`lam_at`; small lam early unwinds the mixing fast, larger lam
+  late removes the shrinkage bias of the objective, see ``docs/training.md``);
 * ``whitening``: ``lam * (||C(h1) - I||_F^2 + ||C(h2) - I||_F^2) / 2 + (1 - lam) * align``;
 * ``vicreg``: VICReg with weights ``vicreg_sim / vicreg_var / vicreg_cov`` (includes its own invariance);
 * ``infonce``: Gaussian-kernel InfoNCE with ``temperature``.
@@ -63,9 +66,23 @@ def build(cfg: dict[str, Any], device: torch.device) -> tuple[Mixing, torch.nn.M
     return mix, enc
 
 
-def objective(cfg_loss: dict[str, Any], h1: torch.Tensor, h2: torch.Tensor) -> torch.Tensor:
-    """The training loss of ``loss.kind`` (module docstring) for one batch of embedded pairs."""
-    kind, lam = cfg_loss["kind"], cfg_loss["lam"]
+def lam_at(step: int, steps: int, lam: float, lam_end: float | None, constant_frac: float) -> float:
+    """The weight lambda at ``step``: ``lam`` during the constant phase, then (if ``lam_end`` is set)
+    a linear ramp to ``lam_end`` over the decay phase (the steps after ``constant_frac * steps``)."""
+    if lam_end is None:
+        return lam
+    start = int(constant_frac * steps)
+    if step <= start or steps <= start:
+        return lam
+    return lam + (lam_end - lam) * min(1.0, (step - start) / (steps - start))
+
+
+def objective(cfg_loss: dict[str, Any], h1: torch.Tensor, h2: torch.Tensor, lam: float | None = None
+              ) -> torch.Tensor:
+    """The training loss of ``loss.kind`` (module docstring) for one batch of embedded pairs
+    (``lam`` overrides ``loss.lam``, for the lambda ramp)."""
+    kind = cfg_loss["kind"]
+    lam = cfg_loss["lam"] if lam is None else lam
     if kind == "sigreg":
         reg = sigreg(torch.stack((h1, h2)), cfg_loss["slices"], cfg_loss["knots"], cfg_loss["t_max"])
         return lam * reg + (1.0 - lam) * alignment_loss(h1, h2)
@@ -179,7 +196,8 @@ def train(cfg: dict[str, Any], seed: int = 0, *, progress: bool | None = None,
                              device=device)
         h = enc(mix(torch.cat((z1, z2))))
         h1, h2 = h[: tr["batch"]], h[tr["batch"]:]
-        loss = objective(cfg["loss"], h1, h2)
+        lam = lam_at(step, steps, cfg["loss"]["lam"], cfg["loss"]["lam_end"], tr["constant_frac"])
+        loss = objective(cfg["loss"], h1, h2, lam)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         if tr["grad_clip"] > 0:
