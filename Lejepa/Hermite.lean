@@ -265,7 +265,9 @@ theorem mfact_single (j : Fin n) : mfact (Finsupp.single j 1) = 1 := by
   intro k _
   by_cases hk : k = j
   · rw [hk, Finsupp.single_eq_same, Nat.factorial_one, Nat.cast_one]
-  · rw [Finsupp.single_eq_of_ne hk, Nat.factorial_zero, Nat.cast_one]
+  · -- state the value with the literal `0 : ℕ`, so that `Nat.factorial_zero` matches syntactically
+    have h0 : (Finsupp.single j 1 : Fin n →₀ ℕ) k = 0 := Finsupp.single_eq_of_ne hk
+    rw [h0, Nat.factorial_zero, Nat.cast_one]
 
 theorem mem_singles (j : Fin n) : (Finsupp.single j 1 : Fin n →₀ ℕ) ∈ singles n := by
   unfold singles
@@ -446,7 +448,9 @@ theorem hermiteMulti_single (j : Fin n) (z : Fin n → ℝ) :
   have hk : ∀ k, k ≠ j →
       Polynomial.eval (z k) (hermiteR ((Finsupp.single j 1 : Fin n →₀ ℕ) k)) = 1 := by
     intro k hk
-    rw [Finsupp.single_eq_of_ne hk, eval_hermiteR_zero]
+    -- the literal `0 : ℕ`, so that `eval_hermiteR_zero` matches syntactically
+    have h0 : (Finsupp.single j 1 : Fin n →₀ ℕ) k = 0 := Finsupp.single_eq_of_ne hk
+    rw [h0, eval_hermiteR_zero]
   unfold hermiteMulti
   rw [Fintype.prod_eq_single j hk, Finsupp.single_eq_same, eval_hermiteR_one]
 
