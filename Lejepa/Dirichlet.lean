@@ -111,16 +111,16 @@ theorem prod_eigenvalues (J : Matrix (Fin n) (Fin n) ℝ) :
     ∏ i, (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i = |J.det| ^ 2 := by
   have h := (Matrix.isHermitian_mul_conjTranspose_self J).det_eq_prod_eigenvalues
   simp only [ofReal_real_apply] at h
-  rw [det_mul_conjTranspose_self] at h
-  exact h.symm
+  -- `h` carries the instances of the generic `RCLike` lemma; compare with ours by `exact`
+  -- (default transparency) rather than by `rw` (instances transparency).
+  exact h.symm.trans (det_mul_conjTranspose_self J)
 
 /-- The eigenvalues of `J Jᴴ` sum to the squared Frobenius norm of `J`. -/
 theorem sum_eigenvalues (J : Matrix (Fin n) (Fin n) ℝ) :
     ∑ i, (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i = ∑ i, ∑ j, J i j ^ 2 := by
   have h := (Matrix.isHermitian_mul_conjTranspose_self J).trace_eq_sum_eigenvalues
   simp only [ofReal_real_apply] at h
-  rw [trace_eq_frobSq] at h
-  exact h.symm
+  exact h.symm.trans (trace_eq_frobSq J)
 
 /-- **AM–GM on singular values, `|det J| = 1`.** Paper (appendix): `‖J‖_F² ≥ n` when
 `|det J| = 1`. Proved for every real `n × n` matrix. -/
@@ -154,7 +154,8 @@ theorem frobSq_eq_card_iff (J : Matrix (Fin n) (Fin n) ℝ) (hdet : |J.det| = 1)
         Fin n → ℝ) = fun _ => 1 := by
       funext i
       show (RCLike.ofReal ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i) : ℝ) = 1
-      rw [hall i (Finset.mem_univ i), RCLike.ofReal_one]
+      rw [ofReal_real_apply]
+      exact hall i (Finset.mem_univ i)
     -- spectral theorem at v4.31.0: `A = conjStarAlgAut 𝕜 _ U (diagonal (RCLike.ofReal ∘ λ))`
     have hs := (Matrix.isHermitian_mul_conjTranspose_self J).spectral_theorem
     rw [hd, Matrix.diagonal_one, map_one] at hs
