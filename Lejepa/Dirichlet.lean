@@ -134,6 +134,10 @@ theorem card_le_frobSq_of_abs_det_eq_one (J : Matrix (Fin n) (Fin n) ℝ) (hdet 
   rw [Finset.card_univ, Fintype.card_fin, sum_eigenvalues] at h
   exact h
 
+-- The spectral step mixes instances reached through `RCLike ℝ` (from the generic spectral
+-- theorem) with the direct ones on `ℝ` (e.g. in `map_one`'s class search). They agree by unfolding
+-- instances; the pre-v4.29 unifier setting below also lets implicit arguments unfold further.
+set_option backward.isDefEq.respectTransparency false in
 /-- **Equality case.** For a real matrix with `|det J| = 1`: `‖J‖_F² = n` iff `J Jᵀ = 1`
 (`J` orthogonal). The forward direction: all eigenvalues of `J Jᴴ` are `1`, and by the
 spectral theorem `J Jᴴ = U · 1 · U⋆ = 1`. -/
