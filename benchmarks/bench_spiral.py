@@ -55,6 +55,7 @@ def main() -> None:
         "target": args.target, "r2_h_to_z": m["r2_h_to_z"], "r2_z_to_h": m["r2_z_to_h"],
         "orthogonality": m["orthogonality"], "epsilon": m["epsilon"], "delta_tr": m["delta_tr"],
         "recovery_error": m["recovery_error"], "bound": m["bound"],
+        "bound_check": {k: res["bound_check"][k] for k in ("verdict", "err", "bound", "margin", "m", "method")},
         "eval_curve": [(s, e["r2_h_to_z"]) for s, e in zip(res["curves"]["eval_step"], res["curves"]["eval"])],
     }
     print(json.dumps(summary, indent=2))

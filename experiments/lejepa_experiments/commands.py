@@ -3,8 +3,9 @@
 ``lejepa train --config FILE --run NAME --seed S --out DIR [--preset P] [--set section.key=value ...]``
 trains one encoder and writes, atomically (temporary file in DIR, then ``os.replace``):
 
-* ``DIR/NAME.json``: run name, seed, the full resolved config, final metrics, learning curves,
-  pair structure, versions, device, thread count, seconds and steps per second;
+* ``DIR/NAME.json``: run name, seed, the full resolved config, final metrics (evaluation set),
+  ``bound_check`` (Theorem 3 with bootstrap CIs on 100k fresh pairs, :func:`.engine.final_bound_check`),
+  learning curves, pair structure, versions, device, thread count, seconds and steps per second;
 * ``DIR/NAME.pt``: checkpoint (config, seed, encoder and mixing state dicts, final metrics),
   loadable with :func:`load_checkpoint`.
 
@@ -66,7 +67,7 @@ def run_training(config: str, run: str, seed: int, out: str, *, preset: str | No
     import torch
 
     from .config import load_config
-    from .engine import train, versions
+    from .engine import final_bound_check, train, versions
 
     _check_name(run)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
@@ -79,10 +80,11 @@ def run_training(config: str, run: str, seed: int, out: str, *, preset: str | No
         raise ValueError(f"--out {out!r} exists and is not a directory")
     os.makedirs(out, exist_ok=True)
     res = train(cfg, seed, progress=progress, time_limit_s=time_limit_s)
+    check = final_bound_check(res.encoder, res.mixing, cfg, seed)
     result = {
         "run": run, "seed": seed, "config_file": os.path.abspath(config), "preset": preset,
         "overrides": list(overrides or []), "config": cfg, "pair": res.info["pair"],
-        "metrics": res.metrics, "curves": res.curves, "versions": versions(), "device": res.device,
+        "metrics": res.metrics, "bound_check": check, "curves": res.curves, "versions": versions(), "device": res.device,
         "threads": res.info["threads"], "seconds": res.seconds, "steps_per_second": res.steps_per_second,
         "steps_done": res.info["steps_done"], "stopped_early": res.info["stopped_early"],
     }
@@ -120,11 +122,12 @@ def _train_run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"lejepa train: error: {exc}", file=sys.stderr)
         return 2
-    m = res["metrics"]
+    m, bc = res["metrics"], res["bound_check"]
     print(f"{args.run}: {res['steps_done']} steps in {res['seconds']:.1f} s on {res['device']} "
           f"({res['threads']} threads); R2(h->z) = {m['r2_h_to_z']:.6f}, eps = {m['epsilon']:.4g}, "
-          f"delta_tr = {m['delta_tr']:.4g}, recovery = {m['recovery_error']:.4g} <= bound {m['bound']:.4g}: "
-          f"{m['bound_holds']}; wrote {os.path.join(args.out, args.run)}.json/.pt")
+          f"delta_tr = {m['delta_tr']:.4g}; Theorem 3 on {bc['m']} fresh pairs: err = {bc['err']['value']:.4g}, "
+          f"bound = {bc['bound']['value']:.4g}, margin CI [{bc['margin']['lo']:.3g}, {bc['margin']['hi']:.3g}] "
+          f"-> {bc['verdict']}; wrote {os.path.join(args.out, args.run)}.json/.pt")
     return 0
 
 

@@ -135,6 +135,29 @@ def evaluate(enc: torch.nn.Module, mix: Mixing, ev: EvalSet, chunk: int = 65536)
     return identifiability_metrics(ev.z, h, h2, ev.rho)
 
 
+@torch.no_grad()
+def final_bound_check(enc: torch.nn.Module, mix: Mixing, cfg: dict[str, Any], seed: int, m: int = 100_000
+                      ) -> dict[str, Any]:
+    """Bootstrap verdict of Theorem 3 (:func:`.metrics.bound_check`) on ``m`` fresh Gaussian OU pairs
+    (seeded with ``seed + 2 * eval.seed_offset``; only meaningful for Gaussian latents)."""
+    from .metrics import bound_check
+
+    dev = next(iter(enc.parameters())).device
+    r = pair_correlation(cfg["pair"]["kind"], cfg["pair"]["rho"])
+    state = torch.random.get_rng_state()
+    torch.manual_seed(seed + 2 * cfg["eval"]["seed_offset"])
+    z, z2 = sample_pair("gaussian", "ou", r, m, cfg["latent"]["dim"], device=dev)
+    torch.random.set_rng_state(state)
+    was = enc.training
+    enc.eval()
+    h = torch.cat([enc(mix(b)) for b in z.split(65536)])
+    h2 = torch.cat([enc(mix(b)) for b in z2.split(65536)])
+    enc.train(was)
+    out = bound_check(z, h, h2, r)
+    out["applies"] = cfg["latent"]["dist"] == "gaussian"
+    return out
+
+
 def versions() -> dict[str, str]:
     import numpy
 
