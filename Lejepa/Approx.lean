@@ -217,6 +217,9 @@ theorem real_inner_eq_sum (x y : EuclideanSpace ℝ (Fin n)) :
     | -- `inner_eq_star_dotProduct` is `rfl`, and `star` on `ℝ` is definitionally the identity
       exact (EuclideanSpace.inner_eq_star_dotProduct x y).trans
         (Finset.sum_congr rfl fun i _ => mul_comm _ _)
+    | -- coordinatewise: `PiLp.inner_apply`, then `Real.inner_apply : inner ℝ a b = a * b`
+      rw [PiLp.inner_apply]
+      exact Finset.sum_congr rfl fun i _ => Real.inner_apply _ _
 
 /-- Completion of a pairwise orthogonal family: some orthonormal basis `w` satisfies
 `⟨f k, w k⟩ = ‖f k‖` for every `k` (Gram–Schmidt keeps the nonzero `f k / ‖f k‖`). -/
@@ -331,6 +334,8 @@ theorem exists_orthogonal_frob_sub_le (A : Matrix (Fin n) (Fin n) ℝ) :
             | exact h
             | rw [Pi.smul_apply, smul_eq_mul] at h
               exact h
+            | simp only [Matrix.mulVec, dotProduct, Pi.smul_apply, smul_eq_mul] at h
+              exact h
       _ = hM.eigenvalues l * V j l := by rw [hV]
   have e2 : (A * V)ᵀ * (A * V) = Vᵀ * ((Aᵀ * A) * V) := by
     rw [Matrix.transpose_mul, Matrix.mul_assoc, ← Matrix.mul_assoc Aᵀ A V]
@@ -405,11 +410,11 @@ theorem mfact_nonneg (α : Fin n →₀ ℕ) : 0 ≤ mfact α :=
 theorem mfact_zero : mfact (0 : Fin n →₀ ℕ) = 1 := by
   unfold mfact
   refine Finset.prod_eq_one fun j _ => ?_
-  rw [Finsupp.zero_apply]
-  -- `((0 : ℕ).factorial : ℝ) = 1`; `Nat.factorial 0` reduces to `1`
+  -- `(((0 : Fin n →₀ ℕ) j).factorial : ℝ) = 1`; one `rw` chain, so that no intermediate `rfl`
+  -- can close the goal early
   first
+    | rw [Finsupp.zero_apply, Nat.factorial_zero, Nat.cast_one]
     | exact Nat.cast_one
-    | rw [Nat.factorial_zero, Nat.cast_one]
 
 /-- Sum over the degree-one multi-indices of a finite set containing every `e_j` where `g` is
 nonzero: it is the sum over `j` of `g (e_j)`. -/
@@ -650,8 +655,8 @@ theorem component_error_eq (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (Q : 
   have h1' : ∑ j, ((c i - linCoeff Q i) (Finsupp.single j 1)) ^ 2 *
       mfact (Finsupp.single j 1) = ∑ j, (linearPart c - Q) i j ^ 2 := by
     refine Finset.sum_congr rfl fun j _ => ?_
-    rw [Finsupp.sub_apply, linCoeff_single, mfact_single, mul_one, Matrix.sub_apply, linearPart,
-      Matrix.of_apply]
+    rw [Finsupp.sub_apply, linCoeff_single, mfact_single, mul_one, Matrix.sub_apply,
+      linearPart_apply]
   have hset : (c i - linCoeff Q i).support.filter (fun α => 2 ≤ deg α) = nlSupport c i := by
     ext α
     rw [nlSupport, Finset.mem_filter, Finset.mem_filter, Finsupp.mem_support_iff,
@@ -717,7 +722,7 @@ theorem cov_eq (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) :
   have hlin : ∑ j, c i (Finsupp.single j 1) * c k (Finsupp.single j 1) *
       mfact (Finsupp.single j 1) = ∑ j, linearPart c i j * (linearPart c)ᵀ j k := by
     refine Finset.sum_congr rfl fun j _ => ?_
-    simp only [mfact_single, mul_one, linearPart, Matrix.transpose_apply, Matrix.of_apply]
+    simp only [mfact_single, mul_one, Matrix.transpose_apply, linearPart_apply]
   have hsub : (covSupport c i k).filter (fun α => 2 ≤ deg α) ⊆ nlIndex c := by
     intro α hα
     obtain ⟨hcov, h2⟩ := Finset.mem_filter.mp hα
