@@ -129,3 +129,26 @@ def test_shipped_configs_and_cpu_presets_are_valid():
         load_config(os.path.join(here, f))
         cpu = load_config(os.path.join(here, f), "cpu")
         assert cpu["runtime"]["device"] in ("auto", "cpu")
+
+
+def test_checks_trained_rows_on_checkpoints(cfg_file, tmp_path):
+    """``lejepa check --checkpoints DIR`` rows: one bound row and one delta_tr row per Gaussian checkpoint."""
+    from lejepa_experiments import checks_trained
+
+    ck = tmp_path / "ck"
+    assert cli.main(["train", "--config", str(cfg_file), "--run", "g", "--out", str(ck), "--no-progress"]) == 0
+    assert cli.main(["train", "--config", str(cfg_file), "--run", "lap", "--out", str(ck), "--no-progress",
+                     "--set", "latent.dist=laplace"]) == 0
+    rows = checks_trained._checkpoint_rows(str(ck))
+    names = [r.quantity for r in rows]
+    assert any(q.startswith("g.pt: err <= bound") for q in names)
+    assert any(q.startswith("g.pt: delta_tr >= 0") for q in names)
+    assert not any(q.startswith("lap.pt:") for q in names)
+    assert any("non-Gaussian checkpoints skipped (1)" in q for q in names)
+    assert all(r.passed for r in rows)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (r,) = checks_trained._checkpoint_rows(str(empty))
+    assert not r.passed and "no *.pt" in r.note
+    with pytest.raises(ValueError, match="does not exist"):
+        checks_trained._checkpoint_rows(str(tmp_path / "nope"))
