@@ -53,7 +53,7 @@ def sample_latent(dist: str, m: int, n: int, *, alpha: float = 2.0, device: torc
         raise ValueError(f"latent.alpha must be a finite number > 0, got {alpha!r}")
     scale = math.sqrt(math.exp(math.lgamma(1.0 / alpha) - math.lgamma(3.0 / alpha)))
     conc = torch.full((m, n), 1.0 / alpha, device=device, dtype=torch.float64)
-    g = torch._standard_gamma(conc).to(dtype)
+    g = torch.distributions.Gamma(conc, torch.ones_like(conc)).sample().to(dtype)
     sign = torch.randint(0, 2, (m, n), device=device).to(dtype) * 2 - 1
     return scale * sign * g.pow(1.0 / alpha)
 
