@@ -224,7 +224,7 @@ def sigreg(h: torch.Tensor, slices: int | torch.Tensor = 256, knots: int = 17, t
             raise ValueError(f"slices must be an integer >= 1 or a (n, S) matrix, got {slices!r}")
         a = random_slices(n, slices, generator=generator, dtype=h.dtype, device=h.device)
     t, w = sigreg_knots(knots, t_max, dtype=h.dtype, device=h.device)
-    u = torch.matmul(a.T, h.transpose(1, 2))  # (B, S, m)
+    u = (h @ a).transpose(1, 2).contiguous()  # (B, S, m)
     dt = float(t_max) / (knots - 1)
     phi = torch.exp(-t[1:].square() / 2)
     return _EpsPulleyCF.apply(u, dt, knots - 1, w[1:], phi)
