@@ -123,11 +123,12 @@ def _train_run(args: argparse.Namespace) -> int:
         print(f"lejepa train: error: {exc}", file=sys.stderr)
         return 2
     m, bc = res["metrics"], res["bound_check"]
+    thm = (f"Theorem 3: {bc['skipped']}" if "skipped" in bc else
+           f"Theorem 3 on {bc['m']} fresh pairs: err = {bc['err']['value']:.4g}, bound = {bc['bound']['value']:.4g}, "
+           f"margin CI [{bc['margin']['lo']:.3g}, {bc['margin']['hi']:.3g}] -> {bc['verdict']}")
     print(f"{args.run}: {res['steps_done']} steps in {res['seconds']:.1f} s on {res['device']} "
           f"({res['threads']} threads); R2(h->z) = {m['r2_h_to_z']:.6f}, eps = {m['epsilon']:.4g}, "
-          f"delta_tr = {m['delta_tr']:.4g}; Theorem 3 on {bc['m']} fresh pairs: err = {bc['err']['value']:.4g}, "
-          f"bound = {bc['bound']['value']:.4g}, margin CI [{bc['margin']['lo']:.3g}, {bc['margin']['hi']:.3g}] "
-          f"-> {bc['verdict']}; wrote {os.path.join(args.out, args.run)}.json/.pt")
+          f"delta_tr = {m['delta_tr']:.4g}; {thm}; wrote {os.path.join(args.out, args.run)}.json/.pt")
     return 0
 
 

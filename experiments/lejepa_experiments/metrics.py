@@ -105,6 +105,17 @@ def identifiability_metrics(z: torch.Tensor, h: torch.Tensor, h2: torch.Tensor, 
     return out
 
 
+def bootstrap_pairs(n: int, cap: int) -> int:
+    """How many pairs a bootstrap check of an n-dimensional encoder uses: ``cap`` in low dimension,
+    fewer when the bootstrap's cost (200 resamples x m x n^2 for the moment matrices) or memory
+    (m x n) would be large: ``max(2000, min(cap, 4e6 / n, 1e8 / n^2))``."""
+    n = max(1, int(n))
+    return int(max(2000, min(cap, 4_000_000 // n, 100_000_000 // (n * n))))
+
+
+MAX_BOOTSTRAP_DIM = 128  # the bootstrap stacks 201 n x n moment matrices: memory grows like n^2
+
+
 def bound_check(z: torch.Tensor, h: torch.Tensor, h2: torch.Tensor, rho: float, *, n_boot: int = 200,
                 z_score: float = 3.0, seed: int = 0) -> dict[str, object]:
     """Theorem 3 as a statistical statement, by :func:`pycheck.bounds.estimate_from_samples`
