@@ -144,7 +144,7 @@ def test_checks_trained_rows_on_checkpoints(cfg_file, tmp_path):
     assert any(q.startswith("g.pt: err <= bound") for q in names)
     assert any(q.startswith("g.pt: delta_tr >= 0") for q in names)
     assert not any(q.startswith("lap.pt:") for q in names)
-    assert any("non-Gaussian checkpoints skipped (1)" in q for q in names)
+    assert any("checkpoints skipped, non-Gaussian or n > 128 (1)" in q for q in names)
     assert all(r.passed for r in rows)
     empty = tmp_path / "empty"
     empty.mkdir()

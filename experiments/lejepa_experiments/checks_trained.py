@@ -119,7 +119,7 @@ def _checkpoint_rows(ckdir: str) -> list[CheckRow]:
             continue
         out.extend(_rows_for(os.path.relpath(p, ckdir), cfg, mix, enc, m=checkpoint_pairs(cfg["latent"]["dim"])))
     if skipped:
-        out.append(CheckRow(CLAIM, f"non-Gaussian checkpoints skipped ({len(skipped)})", float(len(skipped)),
+        out.append(CheckRow(CLAIM, f"checkpoints skipped, non-Gaussian or n > {MAX_BOOTSTRAP_DIM} ({len(skipped)})", float(len(skipped)),
                             float(len(paths)), 0.0, True, "<=",
                             "the theorem needs Gaussian latents; latent.dim > "
                             f"{MAX_BOOTSTRAP_DIM} is also skipped (bootstrap cost): " + ", ".join(skipped[:5])))
