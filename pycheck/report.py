@@ -35,6 +35,8 @@ class CheckRow:
 
     @property
     def verdict(self) -> str:
+        if self.relation == "skipped":
+            return "SKIP"
         return "PASS" if self.passed else "FAIL"
 
     def to_dict(self) -> dict[str, Any]:
@@ -70,7 +72,8 @@ def run_checks(modules: Iterable[str] | None = None, **options: Any) -> list[Che
     """Run every registered check module and return all rows.
 
     A module that raises contributes one failing row naming the exception, so one broken
-    check never hides the others.
+    check never hides the others. A module that needs torch when torch is not installed (a
+    pycheck-only install) contributes one ``SKIP`` row instead.
     """
     out: list[CheckRow] = []
     for name in (list(modules) if modules is not None else _discover()):
@@ -78,6 +81,13 @@ def run_checks(modules: Iterable[str] | None = None, **options: Any) -> list[Che
         try:
             mod = importlib.import_module(full)
             out.extend(mod.rows(**options))
+        except ModuleNotFoundError as exc:
+            if exc.name != "torch":
+                out.append(CheckRow(full, "module raised", math.nan, math.nan, math.nan, False, "==",
+                                    f"{type(exc).__name__}: {exc}"))
+                continue
+            out.append(CheckRow(full, "needs torch (pip install -e '.[train]')", math.nan, math.nan,
+                                math.nan, True, "skipped", "torch is not installed"))
         except Exception as exc:  # noqa: BLE001 - reported as a failing row
             out.append(CheckRow(full, "module raised", math.nan, math.nan, math.nan, False, "==",
                                 f"{type(exc).__name__}: {exc}"))
@@ -102,11 +112,15 @@ def format_table(rows: list[CheckRow]) -> str:
     line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
     sep = "  ".join("-" * w for w in widths)
     n_fail = sum(not r.passed for r in rows)
-    summary = f"{len(rows) - n_fail} passed, {n_fail} failed"
+    n_skip = sum(r.verdict == "SKIP" for r in rows)
+    summary = f"{len(rows) - n_fail - n_skip} passed, {n_fail} failed"
+    if n_skip:
+        summary += f", {n_skip} skipped"
     return "\n".join([line(head), sep, *(line(b) for b in body), sep, summary])
 
 
 def format_json(rows: list[CheckRow]) -> str:
     n_fail = sum(not r.passed for r in rows)
-    return json.dumps({"rows": [r.to_dict() for r in rows], "passed": len(rows) - n_fail,
-                       "failed": n_fail}, indent=2)
+    n_skip = sum(r.verdict == "SKIP" for r in rows)
+    return json.dumps({"rows": [r.to_dict() for r in rows], "passed": len(rows) - n_fail - n_skip,
+                       "failed": n_fail, "skipped": n_skip}, indent=2)

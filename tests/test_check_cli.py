@@ -52,3 +52,21 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert m, "README has no test command"
     assert m.group(1).strip() in ci.splitlines()
     assert "torch==2.13.0" in ci
+
+
+def test_missing_torch_is_a_skip_not_a_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    real = importlib.import_module
+
+    def fake(name: str, *args: object):
+        if name == "lejepa_experiments.checks_trained":
+            raise ModuleNotFoundError("No module named 'torch'", name="torch")
+        if name == "lejepa_experiments.other":
+            raise ModuleNotFoundError("No module named 'scipy'", name="scipy")
+        return real(name, *args)
+
+    monkeypatch.setattr(importlib, "import_module", fake)
+    rows = run_checks(["lejepa_experiments.checks_trained", "lejepa_experiments.other"])
+    assert [r.verdict for r in rows] == ["SKIP", "FAIL"]
+    assert format_table(rows).splitlines()[-1] == "0 passed, 1 failed, 1 skipped"

@@ -4,7 +4,7 @@ All computations are vectorised torch on the tensors' device, in float64. Inputs
 latents, ``h = f(g(z))`` (m, n) embeddings, ``h2 = f(g(z'))`` for an OU partner ``z'`` of ``z`` with
 correlation ``rho`` (the pair correlation the encoder was trained on).
 
-Quantities (sample versions of the population quantities in ``/work/notes/approx_math.md``):
+Quantities (sample versions of the population quantities in ``docs/approx.md``):
 
 * ``r2_h_to_z`` / ``r2_z_to_h``: R^2 of the OLS fit with intercept of z on h / of h on z,
   ``1 - SS_res / SS_tot`` per output coordinate, averaged uniformly over coordinates;

@@ -9,4 +9,5 @@ MODULES: list[str] = [
     "theorem2",       # Sturm-Liouville uniqueness (Theorem 4.2)
     "dirichlet",      # Dirichlet-energy appendix
     "bounds",         # approximate identifiability (Theorem 4.3)
+    "lejepa_experiments.checks_trained",  # Theorem 4.3 on trained encoders (needs torch)
 ]

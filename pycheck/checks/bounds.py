@@ -3,7 +3,7 @@
 Rows: the paper's worked numbers; on fixed polynomial encoders (Hermite coefficients) the closed-form
 alignment loss and recovery error against exact Gauss-Hermite quadrature of the polynomial, and the
 corrected bound err(Q) <= ||mu||^2 + D_tr + (eps + D_tr)^2; the paper's form D_n + (eps + D_n)^2
-on the counterexamples of notes/approx_math.md (e) (expected failures of the PAPER's form: those rows
+on the counterexamples of docs/approx.md (e) (expected failures of the PAPER's form: those rows
 PASS when our code detects that the paper's bound is violated); and one statistical row from samples
 (lower 6-sigma bootstrap limit of bound - err >= 0).
 """

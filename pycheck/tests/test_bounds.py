@@ -212,7 +212,7 @@ def test_fact_d_corrected_theorem3_holds(enc: HermiteEncoder, rho: float) -> Non
 # ------------------------------------------------------------------------------ the paper's form
 
 def test_paper_form_counterexample_e() -> None:
-    """approx_math.md (e): n = 1, h = z/2, rho = 0.9."""
+    """docs/approx.md (e): n = 1, h = z/2, rho = 0.9."""
     p = population(HermiteEncoder.linear([[0.5]]), 0.9)
     assert p.delta_n == pytest.approx(-0.15, abs=1e-12)
     assert p.D_n == pytest.approx(-0.15 / 0.18, abs=1e-12)

@@ -1,6 +1,6 @@
 """Statement fidelity for `Lejepa/Approx.lean` (Theorem 4.3, corrected form, coefficient model).
 
-The statement mirrored (notes/approx_math.md): n components over n latents, component i has finitely
+The statement mirrored (docs/approx.md): n components over n latents, component i has finitely
 supported Hermite coefficients c_i(alpha); with alpha! = prod_j alpha_j!,
   mu_i = c_i(0), A_ij = c_i(e_j), N = sum_i sum_{|alpha|>=2} c_i(alpha)^2 alpha!,
   Cov_ik = sum_{|alpha|>=1} c_i(alpha) c_k(alpha) alpha!, C_N its |alpha| >= 2 part,
@@ -208,7 +208,7 @@ def test_rho_above_one_algebra_still_holds(rho: float) -> None:
 
 
 def test_delta_n_instead_of_delta_tr_breaks_theorem() -> None:
-    """approx_math.md (e): h = z / 2, rho = 0.9. With delta_n the right-hand side is -0.826 < 0.25 =
+    """docs/approx.md (e): h = z / 2, rho = 0.9. With delta_n the right-hand side is -0.826 < 0.25 =
     err(1) = min over O(1); with delta_tr (= 0 here) it is 0.5625 >= 0.25."""
     idx, c = np.array([[1]]), np.array([[0.5]])
     m = model(idx, c, 0.9)
