@@ -758,7 +758,9 @@ theorem frob_nlCov_le (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) : frob (nl
       intro α hα
       obtain ⟨hs, h2⟩ := Finset.mem_filter.mp hα
       exact Finset.mem_filter.mpr ⟨mem_allSupport hs, h2⟩
-    refine (Finset.sum_subset hsub fun α hα hα' => ?_).symm
+    -- flip first, so that `Finset.sum_subset` is elaborated against a known expected type
+    symm
+    refine Finset.sum_subset hsub fun α hα hα' => ?_
     have h2 : 2 ≤ deg α := (Finset.mem_filter.mp hα).2
     by_cases hi : c i α = 0
     · rw [hi]
