@@ -411,9 +411,11 @@ theorem mfact_zero : mfact (0 : Fin n →₀ ℕ) = 1 := by
   unfold mfact
   refine Finset.prod_eq_one fun j _ => ?_
   -- `(((0 : Fin n →₀ ℕ) j).factorial : ℝ) = 1`; one `rw` chain, so that no intermediate `rfl`
-  -- can close the goal early
+  -- can close the goal early; `done` makes the alternative fail (and the fallback run on the
+  -- original goal) should the closing `rfl` of `rw` leave a goal open
   first
     | rw [Finsupp.zero_apply, Nat.factorial_zero, Nat.cast_one]
+      done
     | exact Nat.cast_one
 
 /-- Sum over the degree-one multi-indices of a finite set containing every `e_j` where `g` is
