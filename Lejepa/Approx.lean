@@ -745,9 +745,9 @@ theorem cov_eq (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) :
     · rw [hi, zero_mul, zero_mul]
     · exact (hα' (Finset.mem_filter.mpr ⟨Finset.mem_filter.mpr
         ⟨Finset.mem_union_left _ (Finsupp.mem_support_iff.mpr hi), hne⟩, h2⟩)).elim
-  show ∑ α ∈ covSupport c i k, c i α * c k α * mfact α = _
-  rw [sum_split_deg (covSupport c i k) (fun α => c i α * c k α * mfact α) hg, hlow, zero_add,
-    hlin, hnl]
+  -- `cov_apply` (definitional) states the entry as `∑ α ∈ covSupport c i k, c i α * c k α * α!`
+  rw [cov_apply, sum_split_deg (covSupport c i k) (fun α => c i α * c k α * mfact α) hg, hlow,
+    zero_add, hlin, hnl]
 
 /-- `‖C_N‖_F ≤ tr C_N = N` (Gram matrix bound). -/
 theorem frob_nlCov_le (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) : frob (nlCov c) ≤ nonlinEnergy c := by
