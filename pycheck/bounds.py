@@ -30,7 +30,6 @@ bound holds" means: the lower confidence limit of ``margin = bound - err`` is >=
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
@@ -41,6 +40,8 @@ from scipy import linalg
 from scipy.special import factorial
 
 from pycheck._validate import check_finite_array, check_int, check_nonneg, check_rho
+from pycheck.hermite import multi_indices_upto
+from pycheck.quadrature import gauss_hermite_grid
 
 __all__ = [
     "normalized_gap", "approx_bound", "bound_formula", "corrected_bound", "paper_bound",
@@ -132,16 +133,14 @@ def paper_bound(delta_n: Any, epsilon: Any, rho: Any) -> float | np.ndarray:
 
 def multi_indices(n: int, degree: int) -> np.ndarray:
     """All alpha in N^n with |alpha| <= degree, shape (K, n), sorted by total degree then lexicographically
-    (so row 0 is alpha = 0 and rows 1..n are e_1..e_n)."""
+    descending (so row 0 is alpha = 0 and rows 1..n are e_1..e_n); the array form of
+    :func:`pycheck.hermite.multi_indices_upto`."""
     n = check_int(n, "n", 1)
     degree = check_int(degree, "degree", 0)
     total = math.comb(n + degree, degree)
     if total > 1_000_000:
         raise ValueError(f"{total} multi-indices for n = {n}, degree = {degree}: too many")
-    rows = [tuple(np.bincount(np.array(c, dtype=np.int64), minlength=n).tolist())
-            for d in range(degree + 1) for c in itertools.combinations_with_replacement(range(n), d)]
-    rows.sort(key=lambda a: (sum(a), tuple(-x for x in a)))
-    return np.array(rows, dtype=np.int64).reshape(-1, n)
+    return np.array(multi_indices_upto(n, degree), dtype=np.int64).reshape(-1, n)
 
 
 @dataclass(frozen=True)
@@ -330,16 +329,13 @@ def recovery_error(enc: HermiteEncoder, Q: Any) -> float:
 
 def gauss_hermite_expectation(f: Callable[[np.ndarray], np.ndarray], dim: int, nodes: int) -> np.ndarray:
     """E f(x), x ~ N(0, I_dim), by the tensor product of ``nodes``-point Gauss-HermiteE rules
-    (hermite_e.hermegauss, weights / sqrt(2 pi)); exact when f is a polynomial of degree <= 2 nodes - 1
+    (:func:`pycheck.quadrature.gauss_hermite_grid`); exact when f is a polynomial of degree <= 2 nodes - 1
     in each variable. ``f`` maps (M, dim) points to (M, ...) values."""
     dim = check_int(dim, "dim", 1)
     nodes = check_int(nodes, "nodes", 1)
     if nodes ** dim > 5_000_000:
         raise ValueError(f"tensor grid too large: nodes**dim = {nodes}**{dim}")
-    x, w = hermite_e.hermegauss(nodes)
-    w = w / math.sqrt(2.0 * math.pi)
-    X = np.stack(np.meshgrid(*([x] * dim), indexing="ij"), axis=-1).reshape(-1, dim)
-    W = np.prod(np.stack(np.meshgrid(*([w] * dim), indexing="ij"), axis=-1).reshape(-1, dim), axis=1)
+    X, W = gauss_hermite_grid(nodes, dim)
     vals = np.asarray(f(X))
     return np.tensordot(W, vals, axes=(0, 0))
 
