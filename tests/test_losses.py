@@ -9,6 +9,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from lejepa_experiments import cf_kernels  # noqa: E402
 from lejepa_experiments.losses import (  # noqa: E402
     alignment_loss,
     infonce_gaussian,
@@ -46,24 +47,30 @@ def _gen(seed: int = 0) -> torch.Generator:
     return torch.Generator().manual_seed(seed)
 
 
+BACKENDS = ["torch"] + (["numba"] if cf_kernels.available() else [])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("knots,t_max", [(17, 3.0), (2, 1.0), (9, 5.0), (32, 3.0)])
-def test_sigreg_equals_direct_formula(knots, t_max):
+def test_sigreg_equals_direct_formula(knots, t_max, backend):
     g = _gen(1)
     h = torch.randn(2, 40, 3, generator=g, dtype=torch.float64) * 1.3 + 0.2
     a = random_slices(3, 7, generator=g, dtype=torch.float64)
-    fast = float(sigreg(h, a, knots, t_max))
+    fast = float(sigreg(h, a, knots, t_max, backend=backend))
     direct = sigreg_direct(h.numpy(), a.numpy(), knots, t_max)
     assert fast == pytest.approx(direct, rel=1e-12)
 
 
-def test_sigreg_gradient_matches_finite_differences():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sigreg_gradient_matches_finite_differences(backend):
     g = _gen(2)
     h = (torch.randn(2, 12, 3, generator=g, dtype=torch.float64) * 0.8).requires_grad_(True)
     a = random_slices(3, 5, generator=g, dtype=torch.float64)
-    assert torch.autograd.gradcheck(lambda x: sigreg(x, a, 11, 3.0), (h,), eps=1e-6, atol=1e-8)
+    assert torch.autograd.gradcheck(lambda x: sigreg(x, a, 11, 3.0, backend=backend), (h,), eps=1e-6, atol=1e-8)
 
 
-def test_sigreg_gradient_equals_autograd_of_plain():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sigreg_gradient_equals_autograd_of_plain(backend):
     g = _gen(3)
     h = torch.randn(2, 64, 4, generator=g, dtype=torch.float64)
     a = random_slices(4, 32, generator=g, dtype=torch.float64)
@@ -73,19 +80,22 @@ def test_sigreg_gradient_equals_autograd_of_plain():
     plain = (((xt.cos().mean(-3) - torch.exp(-t ** 2 / 2)) ** 2 + xt.sin().mean(-3) ** 2) @ w).mean() * 64
     plain.backward()
     x2 = h.clone().requires_grad_(True)
-    fast = sigreg(x2, a)
+    fast = sigreg(x2, a, backend=backend)
     fast.backward()
     assert float(fast.detach()) == pytest.approx(float(plain.detach()), rel=1e-12)
     torch.testing.assert_close(x2.grad, x1.grad, rtol=1e-10, atol=1e-14)
 
 
-def test_sigreg_float32_close_to_float64():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sigreg_float32_close_to_float64(backend):
+    # float32 inputs: rounding of u = h a (~1e-7 relative) times |t u| <= 3 * 5 bounds each cos/sin
+    # error by ~2e-6; the statistic is a weighted mean of such terms, so 1e-5 relative is generous.
     g = _gen(4)
     h = torch.randn(2, 256, 8, generator=g)
     a = random_slices(8, 64, generator=g)
-    v32 = float(sigreg(h, a))
-    v64 = float(sigreg(h.double(), a.double()))
-    assert abs(v32 - v64) <= 1e-4 * abs(v64)
+    v32 = float(sigreg(h, a, backend=backend))
+    v64 = float(sigreg(h.double(), a.double(), backend=backend))
+    assert abs(v32 - v64) <= 1e-5 * abs(v64)
 
 
 def test_sigreg_weights_integrate_gaussian():
@@ -220,3 +230,67 @@ def test_pair_losses_reject_bad_shapes():
         infonce_gaussian(h1, h2, 0.0)
     with pytest.raises(ValueError, match="shape"):
         whitening_loss(h1[0])
+
+
+# ------------------------------------------------------------------ SIGReg backends and kernels
+
+@pytest.mark.skipif(not cf_kernels.available(), reason="numba not installed")
+@pytest.mark.parametrize("dtype,rtol", [(torch.float64, 1e-12), (torch.float32, 2e-5)])
+def test_sigreg_backends_agree_value_and_gradient(dtype, rtol):
+    g = _gen(11)
+    h = torch.randn(2, 33, 5, generator=g, dtype=dtype) * 1.7 - 0.3
+    a = random_slices(5, 70, generator=g, dtype=dtype)
+    vals, grads = [], []
+    for backend in ("torch", "numba"):
+        x = h.clone().requires_grad_(True)
+        v = sigreg(x, a, backend=backend)
+        v.backward()
+        vals.append(float(v.detach()))
+        grads.append(x.grad)
+    assert vals[1] == pytest.approx(vals[0], rel=rtol)
+    torch.testing.assert_close(grads[1], grads[0], rtol=rtol, atol=rtol * float(grads[0].abs().max()))
+
+
+@pytest.mark.skipif(not cf_kernels.available(), reason="numba not installed")
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_cf_kernels_against_direct_trigonometric_sums(dtype):
+    rng = np.random.default_rng(5)
+    theta = rng.normal(scale=2.0, size=(3, 65, 17))              # (B, S, m)
+    K = 9
+    k = np.arange(1, K + 1)
+    c1, s1 = np.cos(theta).astype(dtype), np.sin(theta).astype(dtype)
+    csum, ssum = cf_kernels.cf_sums(c1, s1, K)
+    kt = theta[:, None, :, :] * k[None, :, None, None]          # (B, K, S, m)
+    tol = 1e-12 if dtype == np.float64 else 2e-5                 # float32: ~K ulp per term, 17 terms
+    np.testing.assert_allclose(csum, np.cos(kt).sum(-1), atol=tol * 17)
+    np.testing.assert_allclose(ssum, np.sin(kt).sum(-1), atol=tol * 17)
+    A = rng.normal(size=(3, K, 65))
+    Bc = rng.normal(size=(3, K, 65))
+    grad = cf_kernels.cf_grad(c1, s1, A.astype(dtype), Bc.astype(dtype))
+    ref = np.einsum("bks,bksj->bsj", A, np.cos(kt)) - np.einsum("bks,bksj->bsj", Bc, np.sin(kt))
+    assert grad.dtype == dtype and grad.shape == theta.shape
+    np.testing.assert_allclose(grad, ref, atol=tol * np.abs(A).sum(1).max() * 2)
+
+
+@pytest.mark.skipif(not cf_kernels.available(), reason="numba not installed")
+def test_cf_kernels_reject_bad_input():
+    c = np.zeros((2, 4, 3))
+    with pytest.raises(ValueError, match="shape"):
+        cf_kernels.cf_sums(c, np.zeros((2, 5, 3)), 3)
+    with pytest.raises(ValueError, match="float32 or float64"):
+        cf_kernels.cf_sums(c.astype(np.int64), c.astype(np.int64), 3)
+    with pytest.raises(ValueError, match="kmax"):
+        cf_kernels.cf_sums(c, c, 0)
+    with pytest.raises(ValueError, match="coefficients"):
+        cf_kernels.cf_grad(c, c, np.zeros((2, 3, 5)), np.zeros((2, 3, 5)))
+
+
+def test_sigreg_rejects_unknown_backend():
+    with pytest.raises(ValueError, match="backend"):
+        sigreg(torch.randn(8, 2), 4, backend="cuda-magic")
+    if not cf_kernels.available():
+        with pytest.raises(ValueError, match="numba"):
+            sigreg(torch.randn(8, 2), 4, backend="numba")
+    else:
+        with pytest.raises(ValueError, match="float32/float64"):
+            sigreg(torch.randn(8, 2, dtype=torch.bfloat16), 4, backend="numba")

@@ -4,19 +4,24 @@ Conventions: an embedding batch is a tensor ``h`` of shape ``(m, n)`` (m samples
 ``h1``, ``h2`` are the embeddings of the two members of each pair (row i of ``h1`` pairs with
 row i of ``h2``). Every function returns a 0-dim tensor and is differentiable.
 
-SIGReg is implemented as a custom autograd function (:class:`_EpsPulleyCF`) that computes the
-characteristic function at equally spaced knots ``t_k = k dt`` from a single cos/sin pair by the
-angle-addition formulas (``cos(ku) + i sin(ku) = (cos((k-1)u) + i sin((k-1)u)) (cos u + i sin u)``,
-one complex multiply per knot) and writes the backward pass in closed form; torch has no such
-primitive, hence the hand-written function. It equals the direct formula (cos and sin at every knot) to rounding error, see
-``tests/test_losses.py`` and ``benchmarks/bench_sigreg.py``.
+SIGReg is implemented as a custom autograd function that computes the characteristic function at
+equally spaced knots ``t_k = k dt`` from a single cos/sin pair by the angle-addition formulas
+(``cos(ku) + i sin(ku) = (cos((k-1)u) + i sin((k-1)u)) (cos u + i sin u)``) and writes the backward
+pass in closed form; torch has no such primitive, hence the hand-written function. Two backends
+compute the same numbers: fused numba kernels on CPU (:mod:`lejepa_experiments.cf_kernels`) and
+pure torch (any device, :class:`_EpsPulleyCF`). Both equal the direct formula (cos and sin at every
+knot) to rounding error, see ``tests/test_losses.py`` and ``benchmarks/bench_sigreg.py``.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 
+import numpy as np
 import torch
+
+from . import cf_kernels
 
 __all__ = [
     "alignment_loss",
@@ -112,6 +117,13 @@ def infonce_gaussian(h1: torch.Tensor, h2: torch.Tensor, temperature: float = 1.
 
 # ----------------------------------------------------------------------------------------- SIGReg
 
+def _check_knots(knots: int, t_max: float) -> None:
+    if isinstance(knots, bool) or not isinstance(knots, int) or knots < 2:
+        raise ValueError(f"knots must be an integer >= 2, got {knots!r}")
+    if isinstance(t_max, bool) or not (isinstance(t_max, (int, float)) and math.isfinite(t_max) and t_max > 0):
+        raise ValueError(f"t_max must be a finite number > 0, got {t_max!r}")
+
+
 def sigreg_knots(knots: int = 17, t_max: float = 3.0, dtype: torch.dtype = torch.float64,
                  device: torch.device | str | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Knots ``t_k = k t_max/(K-1)``, k = 0..K-1, and weights ``w_k = 2 * trap_k * exp(-t_k^2 / 2)``.
@@ -119,10 +131,7 @@ def sigreg_knots(knots: int = 17, t_max: float = 3.0, dtype: torch.dtype = torch
     ``trap_k`` are the trapezoid weights on [0, t_max] (``dt/2`` at both ends, ``dt`` inside); the
     factor 2 accounts for the symmetric half-line t < 0 (the integrand is even in t).
     """
-    if isinstance(knots, bool) or not isinstance(knots, int) or knots < 2:
-        raise ValueError(f"knots must be an integer >= 2, got {knots!r}")
-    if not (isinstance(t_max, (int, float)) and math.isfinite(t_max) and t_max > 0):
-        raise ValueError(f"t_max must be a finite number > 0, got {t_max!r}")
+    _check_knots(knots, t_max)
     t = torch.linspace(0.0, float(t_max), knots, dtype=dtype, device=device)
     dt = float(t_max) / (knots - 1)
     trap = torch.full((knots,), dt, dtype=dtype, device=device)
@@ -149,54 +158,108 @@ def random_slices(dim: int, slices: int, *, generator: torch.Generator | None = 
     return a / a.norm(dim=0, keepdim=True)
 
 
-class _EpsPulleyCF(torch.autograd.Function):
-    """Sliced characteristic-function statistic with a closed-form backward (see module docstring).
+def _cf_coefficients(dc: torch.Tensor, sbar: torch.Tensor, w: torch.Tensor, dt: float, groups_slices: int,
+                     grad_out: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Backward coefficients ``a_k = c_k Sbar_k``, ``b_k = c_k (Cbar_k - phi_k)``, ``c_k = 2 w_k t_k g / (B S)``.
 
-    Input ``u`` of shape ``(B, S, m)`` (B groups, S slices, m samples). Output: the scalar
-    ``(m / (B S)) sum_{b, s} sum_{k >= 1} w_k [(Cbar_{kbs} - e^{-t_k^2/2})^2 + Sbar_{kbs}^2]``
-    with ``Cbar_{kbs} = (1/m) sum_j cos(t_k u_{bsj})`` and ``Sbar`` the same with sin
+    ``dc`` and ``sbar`` have shape ``(B, K, S)``; ``w`` has shape ``(K,)`` (knots k = 1..K).
+    """
+    k = torch.arange(1, w.shape[0] + 1, dtype=w.dtype, device=w.device)
+    c = (w * k * (dt * 2.0 / groups_slices)).view(-1, 1) * grad_out.to(w.dtype)
+    return c * sbar, c * dc
+
+
+class _EpsPulleyCF(torch.autograd.Function):
+    """Sliced characteristic-function statistic with a closed-form backward, in torch.
+
+    Input ``u`` of shape ``(B, m, S)`` (B groups, m samples, S slices). Output: the scalar
+    ``(m / (B S)) sum_{b, s} sum_{k >= 1} w_k [(Cbar_{bks} - e^{-t_k^2/2})^2 + Sbar_{bks}^2]``
+    with ``Cbar_{bks} = (1/m) sum_j cos(t_k u_{bjs})`` and ``Sbar`` the same with sin
     (the k = 0 term is identically 0).
 
-    The table ``E_k = exp(i t_k u)``, k = 1..K, is built by the rotation recurrence
-    ``E_k = E_{k-1} * E_1`` (one complex multiply per knot, ``cos`` and ``sin`` only once, for E_1);
-    Cbar + i Sbar is its mean over the samples. Gradient, with ``a_k = c_k Sbar_k``, ``b_k = c_k (Cbar_k - phi_k)``,
-    ``c_k = 2 w_k t_k / (B S)``: ``d/du_{bsj} = sum_k [a_k cos(t_k u) - b_k sin(t_k u)] = Re sum_k (a_k + i b_k) E_k``,
-    accumulated from the stored table.
+    Forward: ``E_1 = exp(i dt u)`` from one cos/sin pair, then ``E_k = E_{k-1} E_1`` in place, one
+    complex multiply and one sum over the samples per knot (no ``(K, B, m, S)`` table). Backward,
+    with ``a_k``, ``b_k`` from :func:`_cf_coefficients`:
+    ``d/du_{bjs} = sum_k [a_k cos(t_k u) - b_k sin(t_k u)] = Re sum_k (a_k + i b_k) E_1^k``,
+    evaluated by Horner's rule in ``E_1``. Used on GPUs and when numba is missing.
     """
 
     @staticmethod
     def forward(ctx, u: torch.Tensor, dt: float, kmax: int, w: torch.Tensor, phi: torch.Tensor):  # type: ignore[override]
-        B, S, m = u.shape
-        ctype = torch.complex128 if u.dtype == torch.float64 else torch.complex64
-        table = torch.empty((kmax, B, S, m), dtype=ctype, device=u.device)
+        B, m, S = u.shape
         theta = u * dt
-        torch.polar(torch.ones_like(theta), theta, out=table[0])
-        e1 = table[0]
+        e1 = torch.polar(torch.ones_like(theta), theta)
+        cur = e1.clone()
+        sums = torch.empty((B, kmax, S), dtype=e1.dtype, device=u.device)
+        torch.sum(cur, 1, out=sums[:, 0])
         for k in range(1, kmax):
-            torch.mul(table[k - 1], e1, out=table[k])
-        mean = torch.view_as_real(table.mean(dim=3))   # (K, B, S, 2)
-        dc = mean[..., 0] - phi.view(-1, 1, 1)
+            cur.mul_(e1)
+            torch.sum(cur, 1, out=sums[:, k])
+        mean = torch.view_as_real(sums) / m                      # (B, K, S, 2)
+        dc = mean[..., 0] - phi.view(-1, 1)
         sbar = mean[..., 1]
-        stat = ((dc.square() + sbar.square()) * w.view(-1, 1, 1)).sum() * (m / (B * S))
-        ctx.save_for_backward(table, dc, sbar, w)
+        stat = ((dc.square() + sbar.square()) * w.view(-1, 1)).sum() * (m / (B * S))
+        ctx.save_for_backward(e1, dc, sbar, w)
         ctx.dt = dt
         return stat
 
     @staticmethod
     def backward(ctx, grad_out: torch.Tensor):  # type: ignore[override]
-        table, dc, sbar, w = ctx.saved_tensors
-        K, B, S, m = table.shape
-        k = torch.arange(1, K + 1, dtype=w.dtype, device=w.device)
-        c = (w * k * (ctx.dt * 2.0 / (B * S))).view(-1, 1, 1) * grad_out
-        coef = torch.complex(c * sbar, c * dc).unsqueeze(-1)   # (K, B, S, 1)
-        acc = table[0] * coef[0]
-        for j in range(1, K):
-            acc.addcmul_(table[j], coef[j])
+        e1, dc, sbar, w = ctx.saved_tensors
+        B, m, S = e1.shape
+        a, b = _cf_coefficients(dc, sbar, w, ctx.dt, B * S, grad_out)
+        coef = torch.complex(a, b).unsqueeze(2)                  # (B, K, 1, S)
+        K = coef.shape[1]
+        acc = e1 * coef[:, K - 1]
+        for k in range(K - 2, -1, -1):
+            acc.add_(coef[:, k]).mul_(e1)
         return acc.real.contiguous(), None, None, None, None
 
 
+class _EpsPulleyCFNumba(torch.autograd.Function):
+    """The same statistic and gradient as :class:`_EpsPulleyCF`, on CPU with the fused kernels of
+    :mod:`lejepa_experiments.cf_kernels`. ``u`` is ``(B, m, S)`` as for the torch version; the
+    kernels want samples contiguous, so ``theta = dt u`` is written transposed, ``(B, S, m)``, and
+    the gradient is handed back as a transposed view. The small per-knot arithmetic is done in
+    float64 numpy (``w``, ``phi`` are float64 arrays of length K), which costs less per call than
+    torch ops."""
+
+    @staticmethod
+    def forward(ctx, u: torch.Tensor, dt: float, kmax: int, w: np.ndarray, phi: np.ndarray):  # type: ignore[override]
+        B, m, S = u.shape
+        theta = torch.empty((B, S, m), dtype=u.dtype)
+        torch.mul(u.transpose(1, 2), dt, out=theta)
+        c1, s1 = torch.cos(theta), torch.sin(theta)
+        csum, ssum = cf_kernels.cf_sums(c1.numpy(), s1.numpy(), kmax)
+        dc = csum / m - phi[:, None]                              # (B, K, S) float64
+        sbar = ssum / m
+        stat = float(((dc * dc + sbar * sbar) * w[:, None]).sum()) * (m / (B * S))
+        ctx.save_for_backward(c1, s1)
+        ctx.cf = (dc, sbar, w, dt)
+        return torch.tensor(stat, dtype=u.dtype)
+
+    @staticmethod
+    def backward(ctx, grad_out: torch.Tensor):  # type: ignore[override]
+        c1, s1 = ctx.saved_tensors
+        dc, sbar, w, dt = ctx.cf
+        B, S, m = c1.shape
+        c = (w * np.arange(1, w.shape[0] + 1) * (dt * 2.0 / (B * S)) * float(grad_out))[:, None]
+        g = cf_kernels.cf_grad(c1.numpy(), s1.numpy(), c * sbar, c * dc)
+        return torch.from_numpy(g).transpose(1, 2), None, None, None, None
+
+
+@functools.lru_cache(maxsize=32)
+def _knots_numpy(knots: int, t_max: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(w_k, exp(-t_k^2/2))`` for k = 1..K-1 as float64 arrays (cached: callers must not write to them)."""
+    t, w = sigreg_knots(knots, t_max)
+    return w[1:].numpy().copy(), torch.exp(-t[1:].square() / 2).numpy().copy()
+
+
+SIGREG_BACKENDS = ("auto", "torch", "numba")
+
+
 def sigreg(h: torch.Tensor, slices: int | torch.Tensor = 256, knots: int = 17, t_max: float = 3.0,
-           *, generator: torch.Generator | None = None) -> torch.Tensor:
+           *, generator: torch.Generator | None = None, backend: str = "auto") -> torch.Tensor:
     """SIGReg statistic of an embedding batch against N(0, I) (Epps-Pulley on random 1-D slices).
 
     ``h`` has shape ``(m, n)`` or ``(B, m, n)`` (B groups of m samples, e.g. the two views, each
@@ -207,7 +270,13 @@ def sigreg(h: torch.Tensor, slices: int | torch.Tensor = 256, knots: int = 17, t
                                            + (mean_j sin(t_k a_s.h_bj))^2 ]``.
 
     Its mean is :func:`sigreg_null_mean` when the rows are iid N(0, I), whatever m.
+
+    ``backend``: ``"numba"`` uses the fused CPU kernels of :mod:`lejepa_experiments.cf_kernels`
+    (CPU float32/float64 only), ``"torch"`` the pure-torch :class:`_EpsPulleyCF` (any device),
+    ``"auto"`` numba when it is installed and ``h`` is a CPU float32/float64 tensor, else torch.
     """
+    if backend not in SIGREG_BACKENDS:
+        raise ValueError(f"backend must be one of {SIGREG_BACKENDS}, got {backend!r}")
     if h.ndim == 2:
         h = h.unsqueeze(0)
     if h.ndim != 3:
@@ -223,8 +292,18 @@ def sigreg(h: torch.Tensor, slices: int | torch.Tensor = 256, knots: int = 17, t
         if isinstance(slices, bool) or not isinstance(slices, int) or slices < 1:
             raise ValueError(f"slices must be an integer >= 1 or a (n, S) matrix, got {slices!r}")
         a = random_slices(n, slices, generator=generator, dtype=h.dtype, device=h.device)
-    t, w = sigreg_knots(knots, t_max, dtype=h.dtype, device=h.device)
-    u = (h @ a).transpose(1, 2).contiguous()  # (B, S, m)
+    _check_knots(knots, t_max)
+    numba_ok = (cf_kernels.available() and h.device.type == "cpu"
+                and h.dtype in (torch.float32, torch.float64))
+    if backend == "numba" and not numba_ok:
+        raise ValueError("backend='numba' needs numba installed and a CPU float32/float64 tensor, got "
+                         f"numba {'present' if cf_kernels.available() else 'missing'}, "
+                         f"device {h.device.type}, dtype {h.dtype}")
     dt = float(t_max) / (knots - 1)
-    phi = torch.exp(-t[1:].square() / 2)
-    return _EpsPulleyCF.apply(u, dt, knots - 1, w[1:], phi)
+    w_np, phi_np = _knots_numpy(knots, float(t_max))
+    u = (h @ a).contiguous()                                      # (B, m, S)
+    if backend == "numba" or (backend == "auto" and numba_ok):
+        return _EpsPulleyCFNumba.apply(u, dt, knots - 1, w_np, phi_np)
+    w = torch.as_tensor(w_np, dtype=h.dtype, device=h.device)
+    phi = torch.as_tensor(phi_np, dtype=h.dtype, device=h.device)
+    return _EpsPulleyCF.apply(u, dt, knots - 1, w, phi)
