@@ -133,3 +133,6 @@ def _train_run(args: argparse.Namespace) -> int:
 
 
 SUBCOMMANDS["train"] = ("train one encoder from a config file (needs the train extra)", _train_args, _train_run)
+
+
+from . import sweep as _sweep  # noqa: E402,F401  (registers ``lejepa sweep``; it imports this module)

@@ -1,0 +1,189 @@
+"""The ``lejepa sweep`` subcommand: a grid of trainings, resumable, with a summary table.
+
+``lejepa sweep --config FILE --name NAME --out DIR --grid KEY=V1,V2,... [--grid ...] [--seeds S ...]
+[--preset P] [--set KEY=VALUE ...] [--time-limit SEC]``
+
+runs :func:`lejepa_experiments.commands.run_training` for every point of the Cartesian product of
+the ``--grid`` values and every seed. Each run writes ``DIR/NAME/<run>.json`` and ``.pt`` atomically,
+with ``<run>`` made of the grid values and the seed (``lam=0.01_rho=0.8_s0``). After each run the
+summary ``DIR/NAME/summary.json`` and ``summary.csv`` (one row per finished run: grid values, seed,
+R² both ways, orthogonality error, ε, δ_tr, D_tr, the corrected bound, the paper-form bound, the
+recovery error, the bootstrap verdict of the corrected bound, seconds) are rewritten atomically.
+
+Resuming: a run whose JSON already exists with the same resolved config and seed is not trained
+again, so an interrupted sweep loses no finished run; one that exists with a different config is
+an error naming the file (a changed sweep must get a new name). Every grid point is validated
+before the first training starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import itertools
+import json
+import os
+import sys
+from typing import Any
+
+from .cli import SUBCOMMANDS
+from .commands import atomic_write, run_training
+
+SUMMARY_FIELDS = ("r2_h_to_z", "r2_z_to_h", "orthogonality", "epsilon", "delta_tr", "D_tr", "bound",
+                  "bound_paper", "recovery_error")
+
+
+def parse_grid(items: list[str]) -> list[tuple[str, list[str]]]:
+    """``["loss.lam=0.01,0.1", ...]`` -> ``[("loss.lam", ["0.01", "0.1"]), ...]`` (values kept as text,
+    parsed later as YAML like ``--set``); rejects empty, duplicate or malformed entries."""
+    grid: list[tuple[str, list[str]]] = []
+    for item in items:
+        if "=" not in item:
+            raise ValueError(f"--grid {item!r} must look like section.key=v1,v2,...")
+        key, vals = item.split("=", 1)
+        key = key.strip()
+        values = [v.strip() for v in vals.split(",")]
+        if not key or any(not v for v in values):
+            raise ValueError(f"--grid {item!r} has an empty key or value")
+        if key in (k for k, _ in grid):
+            raise ValueError(f"--grid key {key!r} given twice")
+        if len(set(values)) != len(values):
+            raise ValueError(f"--grid {item!r} repeats a value")
+        grid.append((key, values))
+    if not grid:
+        raise ValueError("give at least one --grid KEY=V1,V2,...")
+    return grid
+
+
+def _short(key: str) -> str:
+    return key.rsplit(".", 1)[-1]
+
+
+def run_name(point: dict[str, str], seed: int) -> str:
+    """File-safe run name from a grid point and a seed, e.g. ``lam=0.01_rho=0.8_s0``."""
+    parts = [f"{_short(k)}={v}" for k, v in point.items()]
+    name = "_".join(parts + [f"s{seed}"])
+    return "".join(c if (c.isalnum() or c in "=._-+") else "-" for c in name)
+
+
+def plan(config: str, grid: list[tuple[str, list[str]]], seeds: list[int], preset: str | None,
+         overrides: list[str]) -> list[tuple[str, dict[str, str], int, list[str], dict[str, Any]]]:
+    """Every run of the sweep as ``(name, point, seed, overrides, resolved config)``; validates all."""
+    from .config import load_config
+
+    if not seeds:
+        raise ValueError("--seeds must name at least one seed")
+    for s in seeds:
+        if s < 0:
+            raise ValueError(f"--seeds must be integers >= 0, got {s}")
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"--seeds repeats a seed: {seeds}")
+    shorts = [_short(k) for k, _ in grid]
+    if len(set(shorts)) != len(shorts):
+        raise ValueError(f"--grid keys must differ in their last part (used in run names), got {shorts}")
+    runs = []
+    keys = [k for k, _ in grid]
+    for values in itertools.product(*(v for _, v in grid)):
+        point = dict(zip(keys, values))
+        ov = list(overrides) + [f"{k}={v}" for k, v in point.items()]
+        try:
+            cfg = load_config(config, preset, ov)
+        except ValueError as exc:
+            raise ValueError(f"grid point {point}: {exc}") from None
+        for seed in seeds:
+            runs.append((run_name(point, seed), point, seed, ov, cfg))
+    names = [r[0] for r in runs]
+    if len(set(names)) != len(names):
+        raise ValueError("two grid points give the same run name; use values that differ as text")
+    return runs
+
+
+def _summary_row(point: dict[str, str], seed: int, res: dict[str, Any]) -> dict[str, Any]:
+    m, bc = res["metrics"], res.get("bound_check", {})
+    row: dict[str, Any] = {_short(k): v for k, v in point.items()}
+    row["seed"] = seed
+    row["run"] = res["run"]
+    for f in SUMMARY_FIELDS:
+        row[f] = m.get(f)
+    row["verdict"] = bc.get("verdict", bc.get("skipped"))
+    row["seconds"] = res.get("seconds")
+    return row
+
+
+def _write_summary(out_dir: str, rows: list[dict[str, Any]]) -> None:
+    atomic_write(os.path.join(out_dir, "summary.json"), lambda f: json.dump(rows, f, indent=2))
+    buf = io.StringIO()
+    if rows:
+        w = csv.DictWriter(buf, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    atomic_write(os.path.join(out_dir, "summary.csv"), lambda f: f.write(buf.getvalue()))
+
+
+def run_sweep(config: str, name: str, out: str, grid_items: list[str], seeds: list[int], *,
+              preset: str | None = None, overrides: list[str] | None = None,
+              time_limit_s: float | None = None, progress: bool | None = False,
+              log=print) -> list[dict[str, Any]]:
+    """Run (or resume) the sweep; return the summary rows in grid order."""
+    if not name or any(c in name for c in "/\\\0") or name.startswith("."):
+        raise ValueError(f"--name must be a non-empty file-name-safe name, got {name!r}")
+    grid = parse_grid(grid_items)
+    runs = plan(config, grid, seeds, preset, list(overrides or []))
+    out_dir = os.path.join(out, name)
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise ValueError(f"{out_dir!r} exists and is not a directory")
+    os.makedirs(out_dir, exist_ok=True)
+    # check every existing result before training anything
+    done: dict[str, dict[str, Any]] = {}
+    for run, _, seed, _, cfg in runs:
+        path = os.path.join(out_dir, run + ".json")
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                res = json.load(f)
+            want = json.loads(json.dumps(dict(cfg, name=run)))   # as a JSON round trip stores it
+            if res.get("config") != want or res.get("seed") != seed:
+                raise ValueError(f"{path!r} holds a run with another config or seed; "
+                                 "give the changed sweep a new --name")
+            done[run] = res
+    rows = []
+    for i, (run, point, seed, ov, _) in enumerate(runs):
+        if run in done:
+            res = done[run]
+            log(f"[{i + 1}/{len(runs)}] {run}: done before, kept")
+        else:
+            res = run_training(config, run, seed, out_dir, preset=preset, overrides=ov, progress=progress,
+                               time_limit_s=time_limit_s)
+            log(f"[{i + 1}/{len(runs)}] {run}: R2(h->z) = {res['metrics']['r2_h_to_z']:.5f}, "
+                f"{res['seconds']:.1f} s")
+        rows.append(_summary_row(point, seed, res))
+        _write_summary(out_dir, rows)
+    return rows
+
+
+def _sweep_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", required=True, metavar="FILE", help="YAML or JSON experiment config")
+    p.add_argument("--name", required=True, metavar="NAME", help="sweep name (sub-directory of --out)")
+    p.add_argument("--out", required=True, metavar="DIR", help="output directory (created if missing)")
+    p.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2",
+                   help="a config key and its values (repeatable; the sweep is the Cartesian product)")
+    p.add_argument("--seeds", type=int, nargs="+", default=[0], metavar="S")
+    p.add_argument("--preset", default=None, metavar="P", help="apply the config's preset P (e.g. cpu)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
+                   help="override one config key for every run (repeatable)")
+    p.add_argument("--time-limit", type=float, default=None, metavar="SEC",
+                   help="stop each run after this many seconds of training")
+
+
+def _sweep_run(args: argparse.Namespace) -> int:
+    try:
+        rows = run_sweep(args.config, args.name, args.out, args.grid, args.seeds, preset=args.preset,
+                         overrides=args.overrides, time_limit_s=args.time_limit)
+    except ValueError as exc:
+        print(f"lejepa sweep: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{len(rows)} runs; summary in {os.path.join(args.out, args.name)}/summary.csv")
+    return 0
+
+
+SUBCOMMANDS["sweep"] = ("train a grid of encoders (resumable; summary table)", _sweep_args, _sweep_run)
