@@ -121,9 +121,7 @@ def main() -> None:
     global CLOCK
     CLOCK = time.perf_counter if args.clock == "wall" else time.process_time
     torch.set_num_threads(args.threads)
-    if cf_kernels.available():
-        import numba
-        numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
+    cf_kernels.set_threads(args.threads)
     gen = torch.Generator().manual_seed(0)
     backends = ["torch"] + (["numba"] if cf_kernels.available() else [])
     out = []

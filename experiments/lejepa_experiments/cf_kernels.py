@@ -39,7 +39,7 @@ except ImportError:  # pragma: no cover
     njit = None
     prange = range
 
-__all__ = ["available", "cf_sums", "cf_grad"]
+__all__ = ["available", "set_threads", "cf_sums", "cf_grad"]
 
 # 'contract' lets LLVM fuse a*b + c into one FMA.
 _FASTMATH = {"contract"}
@@ -48,6 +48,14 @@ _FASTMATH = {"contract"}
 def available() -> bool:
     """True when numba is importable (the kernels then work on CPU float32/float64 arrays)."""
     return njit is not None
+
+
+def set_threads(n: int) -> None:
+    """Run the kernels on ``min(n, numba's thread pool size)`` threads (no-op without numba)."""
+    if njit is not None:
+        import numba
+
+        numba.set_num_threads(max(1, min(int(n), numba.config.NUMBA_NUM_THREADS)))
 
 
 if njit is not None:

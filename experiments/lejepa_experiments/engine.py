@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 import torch
 
-from . import __version__
+from . import __version__, cf_kernels
 from .data import Mixing, pair_correlation, sample_latent, sample_pair
 from .losses import alignment_loss, infonce_gaussian, sigreg, vicreg_loss, whitening_loss
 from .metrics import identifiability_metrics
@@ -167,8 +167,13 @@ def final_bound_check(enc: torch.nn.Module, mix: Mixing, cfg: dict[str, Any], se
 def versions() -> dict[str, str]:
     import numpy
 
-    return {"python": platform.python_version(), "torch": torch.__version__, "numpy": numpy.__version__,
-            "lejepa_experiments": __version__, "platform": platform.platform()}
+    out = {"python": platform.python_version(), "torch": torch.__version__, "numpy": numpy.__version__,
+           "lejepa_experiments": __version__, "platform": platform.platform()}
+    if cf_kernels.available():  # SIGReg on CPU runs its numba kernels then
+        import numba
+
+        out["numba"] = numba.__version__
+    return out
 
 
 @dataclass
@@ -195,6 +200,7 @@ def train(cfg: dict[str, Any], seed: int = 0, *, progress: bool | None = None,
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
     torch.set_num_threads(rt["threads"])
+    cf_kernels.set_threads(rt["threads"])   # SIGReg's numba kernels use as many threads as torch
     if rt["deterministic"]:
         torch.use_deterministic_algorithms(True)
     device = resolve_device(rt["device"])
