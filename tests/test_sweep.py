@@ -110,3 +110,25 @@ def test_sweep_cli_exit_status(cfg_file, tmp_path, capsys):
     assert "1 runs; summary in" in capsys.readouterr().out
     assert cli.main(["sweep", "--config", cfg_file, "--name", "g", "--out", out, "--grid", "loss.nope=1"]) == 2
     assert "unknown config key 'loss.nope'" in capsys.readouterr().err
+
+
+def test_sweep_table_pivot_mean_and_best_align():
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[1] / "experiments" / "figures" / "sweep_table.py"
+    spec = importlib.util.spec_from_file_location("sweep_table", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    rows = [
+        {"lam": "0.1", "rho": "0.8", "seed": 0, "align": 0.5, "r2_h_to_z": 0.2},
+        {"lam": "0.1", "rho": "0.8", "seed": 1, "align": 0.3, "r2_h_to_z": 0.9},
+        {"lam": "0.02", "rho": "0.8", "seed": 0, "align": 0.1, "r2_h_to_z": 0.5},
+    ]
+    mean = mod.pivot(rows, "lam", "rho", "r2_h_to_z").splitlines()
+    assert mean[0] == "| r2_h_to_z: lam \\ rho | 0.8 |"
+    assert mean[2:] == ["| 0.02 | 0.5 |", "| 0.1 | 0.55 |"]          # numeric order, seeds averaged
+    best = mod.pivot(rows, "lam", "rho", "r2_h_to_z", "best-align").splitlines()
+    assert best[3] == "| 0.1 | 0.9 |"                                 # the seed with the smaller alignment loss
+    with pytest.raises(ValueError, match="no key 'mu'"):
+        mod.pivot(rows, "mu", "rho", "r2_h_to_z")

@@ -7,7 +7,8 @@ runs :func:`lejepa_experiments.commands.run_training` for every point of the Car
 the ``--grid`` values and every seed. Each run writes ``DIR/NAME/<run>.json`` and ``.pt`` atomically,
 with ``<run>`` made of the grid values and the seed (``lam=0.01_rho=0.8_s0``). After each run the
 summary ``DIR/NAME/summary.json`` and ``summary.csv`` (one row per finished run: grid values, seed,
-R² both ways, orthogonality error, ε, δ_tr, D_tr, the corrected bound, the paper-form bound, the
+R² both ways, orthogonality error, ε, the alignment loss (for best-of-seeds selection without ground
+truth), δ_tr, D_tr, the corrected bound, the paper-form bound, the
 recovery error, the bootstrap verdict of the corrected bound, seconds) are rewritten atomically.
 
 Resuming: a run whose JSON already exists with the same resolved config and seed is not trained
@@ -30,7 +31,7 @@ from typing import Any
 from .cli import SUBCOMMANDS
 from .commands import atomic_write, run_training
 
-SUMMARY_FIELDS = ("r2_h_to_z", "r2_z_to_h", "orthogonality", "epsilon", "delta_tr", "D_tr", "bound",
+SUMMARY_FIELDS = ("r2_h_to_z", "r2_z_to_h", "orthogonality", "epsilon", "align", "delta_tr", "D_tr", "bound",
                   "bound_paper", "recovery_error")
 
 
