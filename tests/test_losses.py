@@ -294,3 +294,13 @@ def test_sigreg_rejects_unknown_backend():
     else:
         with pytest.raises(ValueError, match="float32/float64"):
             sigreg(torch.randn(8, 2, dtype=torch.bfloat16), 4, backend="numba")
+
+
+def test_sigreg_population_values_agree_with_pycheck():
+    from pycheck import sigreg as sg
+
+    assert sigreg_null_mean() == pytest.approx(sg.null_mean(), rel=1e-14)
+    # a collapsed embedding at 0: SIGReg = m S0 for every slice, both backends
+    for backend in BACKENDS:
+        v = float(sigreg(torch.zeros(2, 64, 3, dtype=torch.float64), 8, backend=backend))
+        assert v == pytest.approx(64 * sg.collapse_value(), rel=1e-12)

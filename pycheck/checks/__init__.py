@@ -9,5 +9,6 @@ MODULES: list[str] = [
     "theorem2",       # Sturm-Liouville uniqueness (Theorem 4.2)
     "dirichlet",      # Dirichlet-energy appendix
     "bounds",         # approximate identifiability (Theorem 4.3)
+    "sigreg",         # SIGReg null mean, collapse value, collapse threshold of the penalised objective
     "lejepa_experiments.checks_trained",  # Theorem 4.3 on trained encoders (needs torch)
 ]

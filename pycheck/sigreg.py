@@ -1,0 +1,105 @@
+"""SIGReg's population values, and when the penalised LeJEPA objective prefers collapse.
+
+SIGReg as the paper uses it (Epps-Pulley statistic on random unit slices ``a_s``): knots
+``t_k = k t_max / (K - 1)``, k = 0..K-1, weights ``w_k = 2 trap_k exp(-t_k^2 / 2)`` (trapezoid rule on
+[0, t_max], doubled for t < 0), and for a batch ``h_1..h_m``
+
+    T(h) = m * mean_s sum_k w_k | phi_s(t_k) - g_k |^2,   phi_s(t) = (1/m) sum_j exp(i t a_s.h_j),   g_k = exp(-t_k^2/2).
+
+Facts used here (each checked in ``pycheck/tests/test_sigreg.py``):
+
+1. **Null mean.** If the rows are iid N(0, I), every ``a_s.h_j`` is N(0, 1) and
+   ``m E|phi(t) - g|^2 = (1 + e^{-2t^2})/2 - e^{-t^2} + (1 - e^{-2t^2})/2 = 1 - e^{-t^2}``, so
+   ``E T = N0 := sum_k w_k (1 - e^{-t_k^2})`` for every m (:func:`null_mean`).
+2. **Collapse.** For a constant embedding ``h_j = c`` each slice sees one value ``x = a_s.c`` and
+   ``|e^{itx} - g|^2 = 1 - 2 g cos(tx) + g^2 >= (1 - g)^2``, with equality at x = 0; so the smallest
+   SIGReg of a constant embedding is ``m S0``, ``S0 := sum_k w_k (1 - g_k)^2``, at c = 0
+   (:func:`collapse_value`, :func:`constant_statistic`).
+3. **Penalised objective.** Training minimises ``J = lam E T + (1 - lam) E||h(z') - h(z)||^2``. The
+   identifiable encoders ``h = Qz`` have ``J = lam N0 + (1 - lam) 2 (1 - rho) n`` (fact 1 and Theorem 1's
+   minimum of the alignment term); the collapsed ``h = 0`` has ``J = lam m S0``. Collapse has the
+   smaller objective exactly when ``lam < lam* = A / (A + m S0 - N0)``, ``A = 2 (1 - rho) n``
+   (:func:`collapse_threshold`). Theorem 1 is about minimisers under the constraint h(z) ~ N(0, I); the
+   penalised objective meets that constraint only approximately, and below ``lam*`` its minimum is not
+   at ``h = Qz`` at all. With the defaults (17 knots on [0, 3], batch m = 256, n = 2) ``lam*`` is 0.019
+   at rho = 0.5, 0.0078 at 0.8, 0.0039 at 0.9 and 0.0020 at 0.95, inside the paper's recommended range
+   (lam 1e-3 to 1e-2, rho 0.8 to 0.95).
+
+Plain numpy: the statistic is a finite sum, nothing to take from a library.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._validate import check_int, check_rho
+
+__all__ = ["sigreg_knots", "null_mean", "slice_statistic", "collapse_value", "constant_statistic",
+           "collapse_threshold"]
+
+
+def _check_knots(knots: int, t_max: float) -> None:
+    if isinstance(knots, bool) or not isinstance(knots, (int, np.integer)) or knots < 2:
+        raise ValueError(f"knots must be an integer >= 2, got {knots!r}")
+    if isinstance(t_max, bool) or not isinstance(t_max, (int, float)) or not math.isfinite(t_max) or t_max <= 0:
+        raise ValueError(f"t_max must be a finite number > 0, got {t_max!r}")
+
+
+def sigreg_knots(knots: int = 17, t_max: float = 3.0) -> tuple[np.ndarray, np.ndarray]:
+    """Knots ``t_k = k t_max/(K-1)`` and weights ``w_k = 2 trap_k exp(-t_k^2/2)`` (float64 arrays)."""
+    _check_knots(knots, t_max)
+    t = np.linspace(0.0, float(t_max), knots)
+    trap = np.full(knots, float(t_max) / (knots - 1))
+    trap[0] = trap[-1] = trap[0] / 2
+    return t, 2.0 * trap * np.exp(-t ** 2 / 2)
+
+
+def null_mean(knots: int = 17, t_max: float = 3.0) -> float:
+    """``N0 = sum_k w_k (1 - exp(-t_k^2))``: the mean of SIGReg over iid N(0, I) batches, any m."""
+    t, w = sigreg_knots(knots, t_max)
+    return float(np.sum(w * (1.0 - np.exp(-t ** 2))))
+
+
+def slice_statistic(x: np.ndarray, knots: int = 17, t_max: float = 3.0) -> np.ndarray:
+    """SIGReg of one slice from its definition, ``m sum_k w_k |mean_j exp(i t_k x_j) - g_k|^2``, for
+    projections ``x`` of shape ``(..., m)``; returns shape ``(...)``."""
+    x = np.asarray(x, dtype=float)
+    if x.ndim < 1 or x.shape[-1] < 1:
+        raise ValueError(f"x must have a last axis of samples, got shape {x.shape}")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("x must be finite")
+    t, w = sigreg_knots(knots, t_max)
+    phi = np.exp(1j * x[..., None] * t).mean(axis=-2)
+    return x.shape[-1] * np.sum(w * np.abs(phi - np.exp(-t ** 2 / 2)) ** 2, axis=-1)
+
+
+def constant_statistic(x: np.ndarray | float, knots: int = 17, t_max: float = 3.0) -> np.ndarray:
+    """SIGReg / m of one slice on which every sample equals ``x``:
+    ``sum_k w_k (1 - 2 g_k cos(t_k x) + g_k^2)``, vectorised over ``x``."""
+    t, w = sigreg_knots(knots, t_max)
+    x = np.asarray(x, dtype=float)
+    if not np.all(np.isfinite(x)):
+        raise ValueError("x must be finite")
+    g = np.exp(-t ** 2 / 2)
+    return np.sum(w * (1.0 - 2.0 * g * np.cos(np.multiply.outer(x, t)) + g ** 2), axis=-1)
+
+
+def collapse_value(knots: int = 17, t_max: float = 3.0) -> float:
+    """``S0 = sum_k w_k (1 - exp(-t_k^2/2))^2``: the least SIGReg / m of a constant embedding (at 0)."""
+    t, w = sigreg_knots(knots, t_max)
+    return float(np.sum(w * (1.0 - np.exp(-t ** 2 / 2)) ** 2))
+
+
+def collapse_threshold(rho: float, n: int, m: int, knots: int = 17, t_max: float = 3.0) -> float:
+    """``lam* = A / (A + m S0 - N0)``, ``A = 2 (1 - rho) n``: below it the collapsed encoder ``h = 0``
+    has a smaller penalised LeJEPA objective than every ``h = Qz`` (batch size ``m``, dimension ``n``)."""
+    rho = check_rho(rho)
+    n = check_int(n, "n", 1)
+    m = check_int(m, "m", 1)
+    a = 2.0 * (1.0 - rho) * n
+    b = m * collapse_value(knots, t_max) - null_mean(knots, t_max)
+    if b <= 0:
+        raise ValueError(f"m = {m} is too small: m S0 <= N0, collapse never costs more SIGReg than N(0, I)")
+    return a / (a + b)
