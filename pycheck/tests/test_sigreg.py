@@ -78,3 +78,42 @@ def test_threshold_values_and_monotonicity():
 def test_bad_input(call, needle):
     with pytest.raises(ValueError, match=needle):
         call()
+
+
+@pytest.mark.parametrize("s,m", [(0.5, 16), (1.3, 8)])
+def test_expected_statistic_of_scaled_gaussian_by_monte_carlo(s, m):
+    rng = np.random.default_rng(11)
+    vals = sg.slice_statistic(s * rng.standard_normal((20_000, m)))
+    se = vals.std(ddof=1) / math.sqrt(vals.size)
+    assert abs(vals.mean() - float(sg.expected_statistic_scaled(s, m))) <= 6 * se
+
+
+def test_scaled_statistic_end_points_and_objective():
+    assert float(sg.expected_statistic_scaled(0.0, 256)) == pytest.approx(256 * sg.collapse_value(), rel=1e-12)
+    assert float(sg.expected_statistic_scaled(1.0, 256)) == pytest.approx(sg.null_mean(), rel=1e-12)
+    lam, rho = 0.01, 0.9
+    assert float(sg.scaled_objective(0.0, lam, rho, 2, 256)) == pytest.approx(lam * 256 * sg.collapse_value())
+    # J(0) and J(1) cross exactly at lam*
+    ls = sg.collapse_threshold(rho, 2, 256)
+    j0, j1 = sg.scaled_objective(np.array([0.0, 1.0]), ls, rho, 2, 256)
+    assert j0 == pytest.approx(j1, rel=1e-10)
+    # the minimiser over s shrinks (s < 1) and, at lam*, is not the collapse (fact 4 of the module)
+    grid = np.linspace(0, 1.5, 3001)
+    for lam in (ls, 0.05, 0.5):
+        best = grid[int(np.argmin(sg.scaled_objective(grid, lam, rho, 2, 256)))]
+        assert 0.0 < best < 1.0
+    with pytest.raises(ValueError, match="lam"):
+        sg.scaled_objective(0.5, 1.5, rho, 2, 256)
+
+
+def test_docstring_scaled_minimisers_are_the_functions():
+    import re
+
+    doc = " ".join(sg.__doc__.split())
+    q = re.search(r"s = 0 for lam = ([0-9.]+), s = ([0-9.]+) at ([0-9.]+), ([0-9.]+) at ([0-9.]+)\)", doc)
+    assert q is not None
+    grid = np.linspace(0, 1.5, 15001)
+    pairs = [(float(q.group(1)), 0.0), (float(q.group(3)), float(q.group(2))), (float(q.group(5)), float(q.group(4)))]
+    for lam, s_quoted in pairs:
+        best = grid[int(np.argmin(sg.scaled_objective(grid, lam, 0.9, 2, 256)))]
+        assert best == pytest.approx(s_quoted, abs=0.005)
