@@ -135,4 +135,5 @@ def _train_run(args: argparse.Namespace) -> int:
 SUBCOMMANDS["train"] = ("train one encoder from a config file (needs the train extra)", _train_args, _train_run)
 
 
+from . import planning as _planning  # noqa: E402,F401  (registers ``lejepa plan``)
 from . import sweep as _sweep  # noqa: E402,F401  (registers ``lejepa sweep``; it imports this module)
