@@ -304,3 +304,11 @@ def test_sigreg_population_values_agree_with_pycheck():
     for backend in BACKENDS:
         v = float(sigreg(torch.zeros(2, 64, 3, dtype=torch.float64), 8, backend=backend))
         assert v == pytest.approx(64 * sg.collapse_value(), rel=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sigreg_double_backward_raises_instead_of_being_silently_wrong(backend):
+    h = torch.randn(2, 16, 3, dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad(sigreg(h, 4, generator=_gen(0), backend=backend), h, create_graph=True)
+    with pytest.raises(RuntimeError):
+        g.sum().backward()

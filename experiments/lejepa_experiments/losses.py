@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 import torch
+from torch.autograd.function import once_differentiable
 
 from . import cf_kernels
 
@@ -204,6 +205,7 @@ class _EpsPulleyCF(torch.autograd.Function):
         return stat
 
     @staticmethod
+    @once_differentiable
     def backward(ctx, grad_out: torch.Tensor):  # type: ignore[override]
         e1, dc, sbar, w = ctx.saved_tensors
         B, m, S = e1.shape
@@ -239,6 +241,7 @@ class _EpsPulleyCFNumba(torch.autograd.Function):
         return torch.tensor(stat, dtype=u.dtype)
 
     @staticmethod
+    @once_differentiable
     def backward(ctx, grad_out: torch.Tensor):  # type: ignore[override]
         c1, s1 = ctx.saved_tensors
         dc, sbar, w, dt = ctx.cf
