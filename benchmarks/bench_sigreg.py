@@ -1,7 +1,8 @@
 """SIGReg forward+backward: the fast implementation against a plain one, side by side.
 
 Plain baseline (written here, not imported): project, multiply by every knot, evaluate cos and
-sin on the full ``(views, m, slices, knots)`` tensor, let autograd do the backward. The fast one
+sin on the full ``(views, m, slices, knots)`` tensor (all 17 knots; the fast versions skip t = 0,
+whose term is identically 0), let autograd do the backward. The fast one
 is :func:`lejepa_experiments.losses.sigreg` (angle-addition recurrence, closed-form backward) with
 each of its backends: ``torch`` (any device) and ``numba`` (fused CPU kernels, when installed).
 
@@ -51,8 +52,9 @@ CLOCK = time.perf_counter
 
 
 def keep_heap() -> None:
-    """Ask glibc (``mallopt``) to serve blocks up to 32 MB from the heap and never to trim it, so
-    freed pages are reused instead of faulted in again; applies to every version alike."""
+    """Ask glibc (``mallopt``) to serve blocks up to 32 MB from the heap and to trim it only above
+    1 GiB of free top, so freed pages are reused instead of faulted in again; applies to every
+    version alike."""
     libc = ctypes.CDLL("libc.so.6")
     m_trim_threshold, m_mmap_threshold = -1, -3
     if not (libc.mallopt(m_mmap_threshold, 32 << 20) and libc.mallopt(m_trim_threshold, 1 << 30)):

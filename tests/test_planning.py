@@ -39,7 +39,7 @@ def test_spiral_observations_plan_worse_than_the_oracle():
 
 
 @pytest.mark.parametrize("kw,needle", [
-    (dict(episodes=0), "episodes"), (dict(horizon=-1), "horizon"), (dict(candidates=1), "candidates"),
+    (dict(episodes=1), "episodes"), (dict(horizon=-1), "horizon"), (dict(candidates=1), "candidates"),
     (dict(step=float("nan")), "step"), (dict(seed=-2), "seed"),
 ])
 def test_plan_rejects_bad_input(kw, needle):
@@ -71,3 +71,7 @@ def test_plan_cli_on_a_trained_checkpoint(tmp_path, capsys):
     assert res["oracle"]["ratio_to_oracle"] == 1.0 and res["oracle"]["first_action_agreement"] == 1.0
     assert cli.main(["plan", "--checkpoint", str(tmp_path / "missing.pt")]) == 2
     assert "does not exist" in capsys.readouterr().err
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"not a checkpoint")
+    assert cli.main(["plan", "--checkpoint", str(junk)]) == 2
+    assert "could not be loaded" in capsys.readouterr().err

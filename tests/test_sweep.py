@@ -132,3 +132,43 @@ def test_sweep_table_pivot_mean_and_best_align():
     assert best[3] == "| 0.1 | 0.9 |"                                 # the seed with the smaller alignment loss
     with pytest.raises(ValueError, match="no key 'mu'"):
         mod.pivot(rows, "mu", "rho", "r2_h_to_z")
+
+
+def test_sweep_time_limited_runs_are_kept_only_under_the_same_limit(cfg_file, tmp_path, monkeypatch):
+    out = str(tmp_path / "out")
+    calls = []
+    real = sweep.run_training
+
+    def counting(*a, **k):
+        calls.append(k.get("time_limit_s"))
+        return real(*a, **k)
+
+    monkeypatch.setattr(sweep, "run_training", counting)
+    rows = sweep.run_sweep(cfg_file, "g", out, ["loss.lam=0.05"], [0], time_limit_s=1e-9, log=lambda s: None)
+    assert rows[0]["stopped_early"] is True and rows[0]["steps_done"] < 4
+    sweep.run_sweep(cfg_file, "g", out, ["loss.lam=0.05"], [0], time_limit_s=1e-9, log=lambda s: None)
+    assert calls == [1e-9]                                        # same limit: kept
+    rows = sweep.run_sweep(cfg_file, "g", out, ["loss.lam=0.05"], [0], log=lambda s: None)
+    assert calls == [1e-9, None] and rows[0]["stopped_early"] is False and rows[0]["steps_done"] == 4
+
+
+def test_sweep_names_a_corrupt_result_file(cfg_file, tmp_path):
+    d = tmp_path / "out" / "g"
+    d.mkdir(parents=True)
+    (d / "lam=0.05_s0.json").write_text("{not json")
+    with pytest.raises(ValueError, match="lam=0.05_s0.json.*could not be read"):
+        sweep.run_sweep(cfg_file, "g", str(tmp_path / "out"), ["loss.lam=0.05"], [0], log=lambda s: None)
+
+
+@pytest.mark.parametrize("grid,needle", [
+    (["mixing.seed=0,1"], "clash with summary columns"),
+    (["loss.lam=0." + "1" * 250], "longer than"),
+])
+def test_sweep_rejects_clashing_or_long_names(cfg_file, tmp_path, grid, needle):
+    with pytest.raises(ValueError, match=needle):
+        sweep.run_sweep(cfg_file, "g", str(tmp_path / "out"), grid, [0], log=lambda s: None)
+
+
+def test_sweep_rejects_non_integer_seeds(cfg_file, tmp_path):
+    with pytest.raises(ValueError, match="seeds"):
+        sweep.run_sweep(cfg_file, "g", str(tmp_path / "out"), ["loss.lam=0.1"], [0.5], log=lambda s: None)

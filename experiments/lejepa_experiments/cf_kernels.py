@@ -21,8 +21,8 @@ Why hand-written: in torch eager each knot costs at least one full pass over the
 tensor in memory (a multiply, a reduction), so the K-knot loop is bound by memory traffic and
 per-op overhead; torch has no fused primitive for it, and ``torch.compile`` needs a C++ toolchain
 and a long first compile. Here each (group, slice) row of m samples stays in L1 while all K knots
-run over it, vectorised over the samples; the coefficients of one row are scalars. Sums are
-accumulated in float64. Each row is owned by one thread, so results do not depend on the thread
+run over it, vectorised over the samples; the coefficients of one row are scalars. The sums are
+accumulated in float64; the gradient's Horner loop runs in the input dtype. Each row is owned by one thread, so results do not depend on the thread
 count.
 
 numba is optional: :func:`available` says whether these kernels can be used; without numba (or on
@@ -142,8 +142,8 @@ def cf_grad(c1: np.ndarray, s1: np.ndarray, A: np.ndarray, Bc: np.ndarray) -> np
     """
     _check(c1, s1)
     B, S, _ = c1.shape
-    if A.shape != Bc.shape or A.ndim != 3 or A.shape[0] != B or A.shape[2] != S:
-        raise ValueError(f"coefficients must have shape ({B}, K, {S}), got {A.shape} and {Bc.shape}")
+    if A.shape != Bc.shape or A.ndim != 3 or A.shape[0] != B or A.shape[2] != S or A.shape[1] < 1:
+        raise ValueError(f"coefficients must have shape ({B}, K, {S}) with K >= 1, got {A.shape} and {Bc.shape}")
     A = np.ascontiguousarray(A, dtype=c1.dtype)
     Bc = np.ascontiguousarray(Bc, dtype=c1.dtype)
     return _grad_kernel(np.ascontiguousarray(c1), np.ascontiguousarray(s1), A, Bc)

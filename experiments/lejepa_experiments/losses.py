@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 
 import numpy as np
 import torch
-from torch.autograd.function import once_differentiable
 
 from . import cf_kernels
 
@@ -119,7 +119,7 @@ def infonce_gaussian(h1: torch.Tensor, h2: torch.Tensor, temperature: float = 1.
 # ----------------------------------------------------------------------------------------- SIGReg
 
 def _check_knots(knots: int, t_max: float) -> None:
-    if isinstance(knots, bool) or not isinstance(knots, int) or knots < 2:
+    if isinstance(knots, bool) or not isinstance(knots, numbers.Integral) or knots < 2:
         raise ValueError(f"knots must be an integer >= 2, got {knots!r}")
     if isinstance(t_max, bool) or not (isinstance(t_max, (int, float)) and math.isfinite(t_max) and t_max > 0):
         raise ValueError(f"t_max must be a finite number > 0, got {t_max!r}")
@@ -157,6 +157,14 @@ def random_slices(dim: int, slices: int, *, generator: torch.Generator | None = 
     """``(dim, slices)`` matrix of independent uniformly random unit columns (normalised Gaussians)."""
     a = torch.randn(dim, slices, generator=generator, dtype=dtype, device=device)
     return a / a.norm(dim=0, keepdim=True)
+
+
+def _no_double_backward() -> None:
+    """The closed-form backward is not itself differentiable: refuse ``create_graph=True`` (inside a
+    custom backward, grad mode is on exactly then) instead of returning wrong second derivatives."""
+    if torch.is_grad_enabled():
+        raise RuntimeError("SIGReg's closed-form backward is not differentiable: second derivatives "
+                           "(create_graph=True, e.g. gradient penalties) are not supported")
 
 
 def _cf_coefficients(dc: torch.Tensor, sbar: torch.Tensor, w: torch.Tensor, dt: float, groups_slices: int,
@@ -205,8 +213,8 @@ class _EpsPulleyCF(torch.autograd.Function):
         return stat
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, grad_out: torch.Tensor):  # type: ignore[override]
+        _no_double_backward()
         e1, dc, sbar, w = ctx.saved_tensors
         B, m, S = e1.shape
         a, b = _cf_coefficients(dc, sbar, w, ctx.dt, B * S, grad_out)
@@ -241,8 +249,8 @@ class _EpsPulleyCFNumba(torch.autograd.Function):
         return torch.tensor(stat, dtype=u.dtype)
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, grad_out: torch.Tensor):  # type: ignore[override]
+        _no_double_backward()
         c1, s1 = ctx.saved_tensors
         dc, sbar, w, dt = ctx.cf
         B, S, m = c1.shape
@@ -272,7 +280,8 @@ def sigreg(h: torch.Tensor, slices: int | torch.Tensor = 256, knots: int = 17, t
     ``SIGReg = m * mean_{b, s} sum_k w_k [ (mean_j cos(t_k a_s.h_bj) - e^{-t_k^2/2})^2
                                            + (mean_j sin(t_k a_s.h_bj))^2 ]``.
 
-    Its mean is :func:`sigreg_null_mean` when the rows are iid N(0, I), whatever m.
+    Its mean is :func:`sigreg_null_mean` when the rows are iid N(0, I), whatever m. Half-precision
+    ``h`` is computed in float32. First derivatives only: ``create_graph=True`` raises.
 
     ``backend``: ``"numba"`` uses the fused CPU kernels of :mod:`lejepa_experiments.cf_kernels`
     (CPU float32/float64 only), ``"torch"`` the pure-torch :class:`_EpsPulleyCF` (any device),
@@ -284,18 +293,25 @@ def sigreg(h: torch.Tensor, slices: int | torch.Tensor = 256, knots: int = 17, t
         h = h.unsqueeze(0)
     if h.ndim != 3:
         raise ValueError(f"h must have shape (m, n) or (B, m, n), got {tuple(h.shape)}")
-    if h.shape[1] < 1 or h.shape[2] < 1:
-        raise ValueError(f"h must have at least one sample and one feature, got {tuple(h.shape)}")
+    if h.shape[0] < 1 or h.shape[1] < 1 or h.shape[2] < 1:
+        raise ValueError(f"h must have at least one group, sample and feature, got {tuple(h.shape)}")
+    if not h.is_floating_point():
+        raise ValueError(f"h must be a floating-point tensor, got {h.dtype}")
+    if h.dtype in (torch.float16, torch.bfloat16):
+        h = h.float()   # half precision is computed in float32 (the cast is differentiable)
     n = h.shape[2]
     if isinstance(slices, torch.Tensor):
         a = slices.to(dtype=h.dtype, device=h.device)
         if a.ndim != 2 or a.shape[0] != n:
             raise ValueError(f"slices matrix must have shape ({n}, S), got {tuple(a.shape)}")
     else:
-        if isinstance(slices, bool) or not isinstance(slices, int) or slices < 1:
+        if isinstance(slices, bool) or not isinstance(slices, numbers.Integral) or slices < 1:
             raise ValueError(f"slices must be an integer >= 1 or a (n, S) matrix, got {slices!r}")
-        a = random_slices(n, slices, generator=generator, dtype=h.dtype, device=h.device)
+        a = random_slices(n, int(slices), generator=generator, dtype=h.dtype, device=h.device)
+    if a.shape[1] < 1:
+        raise ValueError(f"slices matrix must have at least one column, got {tuple(a.shape)}")
     _check_knots(knots, t_max)
+    knots = int(knots)
     numba_ok = (cf_kernels.available() and h.device.type == "cpu"
                 and h.dtype in (torch.float32, torch.float64))
     if backend == "numba" and not numba_ok:

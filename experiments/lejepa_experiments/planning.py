@@ -40,7 +40,7 @@ Rep = Callable[[torch.Tensor], torch.Tensor]
 
 
 def _check(episodes: int, horizon: int, candidates: int, step: float, seed: int) -> None:
-    for name, v, lo in (("episodes", episodes, 1), ("horizon", horizon, 1), ("candidates", candidates, 2),
+    for name, v, lo in (("episodes", episodes, 2), ("horizon", horizon, 1), ("candidates", candidates, 2),
                         ("seed", seed, 0)):
         if isinstance(v, bool) or not isinstance(v, int) or v < lo:
             raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
@@ -100,7 +100,12 @@ def reps_from_checkpoint(path: str, device: str = "cpu") -> tuple[dict[str, Rep]
     """``(reps, dim, config)`` for a ``lejepa train`` checkpoint: oracle, encoder ``h(g(z))``, observation ``g(z)``."""
     from .commands import load_checkpoint
 
-    cfg, mix, enc = load_checkpoint(path, device)
+    try:
+        cfg, mix, enc = load_checkpoint(path, device)
+    except ValueError:
+        raise
+    except Exception as exc:  # torch.load on a file that is not a checkpoint: pickle/zip/IO errors
+        raise ValueError(f"{path!r} could not be loaded as a lejepa checkpoint: {type(exc).__name__}: {exc}") from None
     reps: dict[str, Rep] = {"oracle": lambda z: z,
                             "encoder": lambda z: enc(mix(z.to(torch.float32))),
                             "observation": lambda z: mix(z.to(torch.float32))}

@@ -9,12 +9,15 @@ with ``<run>`` made of the grid values and the seed (``lam=0.01_rho=0.8_s0``). A
 summary ``DIR/NAME/summary.json`` and ``summary.csv`` (one row per finished run: grid values, seed,
 R² both ways, orthogonality error, ε, the alignment loss (for best-of-seeds selection without ground
 truth), δ_tr, D_tr, the corrected bound, the paper-form bound, the
-recovery error, the bootstrap verdict of the corrected bound, seconds) are rewritten atomically.
+recovery error, all on the evaluation set; then the recovery error, corrected bound, margin and the
+margin's lower confidence limit from the final bootstrap check on fresh pairs, its verdict, seconds)
+are rewritten atomically.
 
 Resuming: a run whose JSON already exists with the same resolved config and seed is not trained
-again, so an interrupted sweep loses no finished run; one that exists with a different config is
-an error naming the file (a changed sweep must get a new name). Every grid point is validated
-before the first training starts.
+again, so an interrupted sweep loses no finished run (a run that a ``--time-limit`` stopped early
+is kept only when the sweep is resumed with the same limit); one that exists with a different
+config is an error naming the file (a changed sweep must get a new name). Every grid point is
+validated before the first training starts.
 """
 
 from __future__ import annotations
@@ -31,8 +34,15 @@ from typing import Any
 from .cli import SUBCOMMANDS
 from .commands import atomic_write, run_training
 
+MAX_NAME_BYTES = 200
+"""Longest run name (file names get ``.json``/``.pt`` and temporary-file affixes; the limit is 255)."""
+
+RESERVED_COLUMNS = {"seed", "run", "verdict", "steps_done", "stopped_early", "seconds", "check_err", "check_bound",
+                    "check_margin", "check_margin_lo"}
+
 SUMMARY_FIELDS = ("r2_h_to_z", "r2_z_to_h", "orthogonality", "epsilon", "align", "delta_tr", "D_tr", "bound",
                   "bound_paper", "recovery_error")
+RESERVED_COLUMNS |= set(SUMMARY_FIELDS)
 
 
 def parse_grid(items: list[str]) -> list[tuple[str, list[str]]]:
@@ -76,13 +86,17 @@ def plan(config: str, grid: list[tuple[str, list[str]]], seeds: list[int], prese
     if not seeds:
         raise ValueError("--seeds must name at least one seed")
     for s in seeds:
-        if s < 0:
-            raise ValueError(f"--seeds must be integers >= 0, got {s}")
+        if isinstance(s, bool) or not isinstance(s, int) or s < 0:
+            raise ValueError(f"--seeds must be integers >= 0, got {s!r}")
     if len(set(seeds)) != len(seeds):
         raise ValueError(f"--seeds repeats a seed: {seeds}")
     shorts = [_short(k) for k, _ in grid]
     if len(set(shorts)) != len(shorts):
         raise ValueError(f"--grid keys must differ in their last part (used in run names), got {shorts}")
+    clash = sorted(set(shorts) & RESERVED_COLUMNS)
+    if clash:
+        raise ValueError(f"--grid key(s) ending in {clash} would clash with summary columns of the same "
+                         "name; sweep that setting with separate --name runs instead")
     runs = []
     keys = [k for k, _ in grid]
     for values in itertools.product(*(v for _, v in grid)):
@@ -97,7 +111,21 @@ def plan(config: str, grid: list[tuple[str, list[str]]], seeds: list[int], prese
     names = [r[0] for r in runs]
     if len(set(names)) != len(names):
         raise ValueError("two grid points give the same run name; use values that differ as text")
+    long = [n for n in names if len(n.encode()) > MAX_NAME_BYTES]
+    if long:
+        raise ValueError(f"run name {long[0]!r} is longer than {MAX_NAME_BYTES} bytes; use shorter values")
     return runs
+
+
+def _load_result(path: str) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as f:
+            res = json.load(f)
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path!r} could not be read as a run result ({exc}); remove it to retrain") from None
+    if not isinstance(res, dict):
+        raise ValueError(f"{path!r} is not a run result; remove it to retrain")
+    return res
 
 
 def _summary_row(point: dict[str, str], seed: int, res: dict[str, Any]) -> dict[str, Any]:
@@ -107,7 +135,15 @@ def _summary_row(point: dict[str, str], seed: int, res: dict[str, Any]) -> dict[
     row["run"] = res["run"]
     for f in SUMMARY_FIELDS:
         row[f] = m.get(f)
+    # Theorem 4.3 on the fresh pairs of the final bootstrap check (the eval-set values above are
+    # point estimates; delta_tr there can be slightly negative from sampling noise)
+    for f in ("err", "bound", "margin"):
+        v = bc.get(f)
+        row[f"check_{f}"] = v.get("value") if isinstance(v, dict) else None
+    row["check_margin_lo"] = bc["margin"].get("lo") if isinstance(bc.get("margin"), dict) else None
     row["verdict"] = bc.get("verdict", bc.get("skipped"))
+    row["steps_done"] = res.get("steps_done")
+    row["stopped_early"] = res.get("stopped_early")
     row["seconds"] = res.get("seconds")
     return row
 
@@ -140,12 +176,14 @@ def run_sweep(config: str, name: str, out: str, grid_items: list[str], seeds: li
     for run, _, seed, _, cfg in runs:
         path = os.path.join(out_dir, run + ".json")
         if os.path.exists(path):
-            with open(path, encoding="utf-8") as f:
-                res = json.load(f)
+            res = _load_result(path)
             want = json.loads(json.dumps(dict(cfg, name=run)))   # as a JSON round trip stores it
             if res.get("config") != want or res.get("seed") != seed:
                 raise ValueError(f"{path!r} holds a run with another config or seed; "
                                  "give the changed sweep a new --name")
+            # a run cut short by a time limit counts as done only under the same limit
+            if res.get("stopped_early") and res.get("time_limit_s") != time_limit_s:
+                continue
             done[run] = res
     rows = []
     for i, (run, point, seed, ov, _) in enumerate(runs):
