@@ -259,3 +259,20 @@ def test_config_file_presets_and_overrides(tmp_path):
     r.write_text("- 1\n- 2\n")
     with pytest.raises(ValueError, match="mapping"):
         load_config(r)
+
+
+def test_matched_encoder_init_is_haar_orthogonal():
+    from lejepa_experiments.models import MatchedCoupling, haar_orthogonal
+
+    # k = 1: both signs occur (plain QR would give [[1]] every time, one fixed basin at N = 2)
+    signs = {float(haar_orthogonal(1, torch.Generator().manual_seed(s))) for s in range(20)}
+    assert signs == {1.0, -1.0}
+    q = haar_orthogonal(5, torch.Generator().manual_seed(0))
+    torch.testing.assert_close(q.T @ q, torch.eye(5), atol=1e-6, rtol=0)
+    # Haar: the mean of Q over draws is 0 (plain QR's diagonal is biased); 6 standard errors
+    draws = torch.stack([haar_orthogonal(3, torch.Generator().manual_seed(s)) for s in range(4000)])
+    mean, se = draws.mean(0), draws.std(0) / 4000 ** 0.5
+    assert bool((mean.abs() <= 6 * se).all())
+    torch.manual_seed(0)
+    enc = MatchedCoupling(2, 4)
+    assert set(torch.sign(enc.weights.flatten()).tolist()) <= {1.0, -1.0}

@@ -34,11 +34,20 @@ class MLP(torch.nn.Module):
         return self.net(x)
 
 
+def haar_orthogonal(k: int, generator: torch.Generator | None = None) -> torch.Tensor:
+    """A uniformly (Haar) distributed ``k x k`` orthogonal matrix: the Q factor of a Gaussian matrix
+    with the signs of R's diagonal moved into Q. Without that correction Q is not Haar; for k = 1 it
+    is always ``[[1]]`` (LAPACK's Householder QR leaves a 1 x 1 matrix alone)."""
+    q, r = torch.linalg.qr(torch.randn(k, k, generator=generator))
+    return q * torch.sign(torch.diagonal(r))
+
+
 class MatchedCoupling(torch.nn.Module):
     """The exact inverse of :class:`lejepa_experiments.data.Mixing` ``coupling`` with learnable weights.
 
     Layer l (applied in reverse order) maps ``(y1, y2)`` to ``(y2, y1 - tanh(y2 V_l))``; with
-    ``V_l = W_l`` the stack is ``g^{-1}``. The ``V_l`` start as seeded orthogonal matrices (global RNG).
+    ``V_l = W_l`` the stack is ``g^{-1}``. The ``V_l`` start as Haar-random orthogonal matrices
+    (:func:`haar_orthogonal`, global RNG).
     """
 
     def __init__(self, dim: int, layers: int = 8):
@@ -47,8 +56,7 @@ class MatchedCoupling(torch.nn.Module):
         if dim % 2:
             raise ValueError(f"encoder.kind = 'matched' needs an even latent.dim, got {dim}")
         layers = check_int(layers, "mixing.layers", 1)
-        ws = [torch.linalg.qr(torch.randn(dim // 2, dim // 2))[0] for _ in range(layers)]
-        self.weights = torch.nn.Parameter(torch.stack(ws))
+        self.weights = torch.nn.Parameter(torch.stack([haar_orthogonal(dim // 2) for _ in range(layers)]))
         self.half = dim // 2
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
