@@ -169,6 +169,12 @@ def test_sweep_rejects_clashing_or_long_names(cfg_file, tmp_path, grid, needle):
         sweep.run_sweep(cfg_file, "g", str(tmp_path / "out"), grid, [0], log=lambda s: None)
 
 
+def test_sweep_rejects_a_key_in_both_set_and_grid(cfg_file, tmp_path):
+    with pytest.raises(ValueError, match="both as --set and as --grid"):
+        sweep.run_sweep(cfg_file, "g", str(tmp_path / "out"), ["loss.lam=0.1"], [0],
+                        overrides=["loss.lam=0.2"], log=lambda s: None)
+
+
 def test_sweep_rejects_non_integer_seeds(cfg_file, tmp_path):
     with pytest.raises(ValueError, match="seeds"):
         sweep.run_sweep(cfg_file, "g", str(tmp_path / "out"), ["loss.lam=0.1"], [0.5], log=lambda s: None)

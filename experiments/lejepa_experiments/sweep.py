@@ -93,6 +93,10 @@ def plan(config: str, grid: list[tuple[str, list[str]]], seeds: list[int], prese
     shorts = [_short(k) for k, _ in grid]
     if len(set(shorts)) != len(shorts):
         raise ValueError(f"--grid keys must differ in their last part (used in run names), got {shorts}")
+    set_keys = {o.split("=", 1)[0].strip() for o in overrides}
+    both = sorted(set_keys & {k for k, _ in grid})
+    if both:
+        raise ValueError(f"key(s) {both} given both as --set and as --grid; keep one")
     clash = sorted(set(shorts) & RESERVED_COLUMNS)
     if clash:
         raise ValueError(f"--grid key(s) ending in {clash} would clash with summary columns of the same "
