@@ -54,8 +54,8 @@ def hermite_e(n: int, x: object) -> np.ndarray:
     return cur
 
 
-def hermite_e_all(max_n: int, x: object) -> np.ndarray:
-    """All of He_0(x), ..., He_max_n(x): array of shape ``(max_n + 1, *x.shape)``."""
+def _hermite_table(max_n: int, x: object, normalized: bool) -> np.ndarray:
+    """Rows 0..max_n of the (optionally normalised) three-term recurrence, shape ``(max_n + 1, *x.shape)``."""
     max_n = check_int(max_n, "max_n", 0)
     x = _as_array(x)
     out = np.empty((max_n + 1, *x.shape))
@@ -63,8 +63,16 @@ def hermite_e_all(max_n: int, x: object) -> np.ndarray:
     if max_n >= 1:
         out[1] = x
     for k in range(1, max_n):
-        out[k + 1] = x * out[k] - k * out[k - 1]
+        if normalized:
+            out[k + 1] = (x * out[k] - math.sqrt(k) * out[k - 1]) / math.sqrt(k + 1)
+        else:
+            out[k + 1] = x * out[k] - k * out[k - 1]
     return out
+
+
+def hermite_e_all(max_n: int, x: object) -> np.ndarray:
+    """All of He_0(x), ..., He_max_n(x): array of shape ``(max_n + 1, *x.shape)``."""
+    return _hermite_table(max_n, x, normalized=False)
 
 
 def hermite_e_normalized_all(max_n: int, x: object) -> np.ndarray:
@@ -72,15 +80,7 @@ def hermite_e_normalized_all(max_n: int, x: object) -> np.ndarray:
 
     Recurrence ``h_{k+1} = (x h_k - sqrt(k) h_{k-1}) / sqrt(k+1)``; orthonormal under N(0, 1).
     """
-    max_n = check_int(max_n, "max_n", 0)
-    x = _as_array(x)
-    out = np.empty((max_n + 1, *x.shape))
-    out[0] = 1.0
-    if max_n >= 1:
-        out[1] = x
-    for k in range(1, max_n):
-        out[k + 1] = (x * out[k] - math.sqrt(k) * out[k - 1]) / math.sqrt(k + 1)
-    return out
+    return _hermite_table(max_n, x, normalized=True)
 
 
 def hermite_e_normalized(n: int, x: object) -> np.ndarray:
