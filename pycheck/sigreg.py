@@ -45,11 +45,12 @@ import numpy as np
 
 from ._validate import check_int, check_rho
 
-__all__ = ["sigreg_knots", "null_mean", "slice_statistic", "collapse_value", "constant_statistic",
+__all__ = ["check_knots", "sigreg_knots", "null_mean", "slice_statistic", "collapse_value", "constant_statistic",
            "expected_statistic_scaled", "scaled_objective", "collapse_threshold"]
 
 
-def _check_knots(knots: int, t_max: float) -> None:
+def check_knots(knots: int, t_max: float) -> None:
+    """Raise ``ValueError`` unless ``knots`` is an integer >= 2 and ``t_max`` a finite number > 0."""
     if isinstance(knots, bool) or not isinstance(knots, (int, np.integer)) or knots < 2:
         raise ValueError(f"knots must be an integer >= 2, got {knots!r}")
     if isinstance(t_max, bool) or not isinstance(t_max, (int, float)) or not math.isfinite(t_max) or t_max <= 0:
@@ -58,7 +59,7 @@ def _check_knots(knots: int, t_max: float) -> None:
 
 def sigreg_knots(knots: int = 17, t_max: float = 3.0) -> tuple[np.ndarray, np.ndarray]:
     """Knots ``t_k = k t_max/(K-1)`` and weights ``w_k = 2 trap_k exp(-t_k^2/2)`` (float64 arrays)."""
-    _check_knots(knots, t_max)
+    check_knots(knots, t_max)
     t = np.linspace(0.0, float(t_max), knots)
     trap = np.full(knots, float(t_max) / (knots - 1))
     trap[0] = trap[-1] = trap[0] / 2

@@ -22,6 +22,8 @@ import numbers
 import numpy as np
 import torch
 
+from pycheck import sigreg as _np_sigreg
+
 from . import cf_kernels
 
 __all__ = [
@@ -118,38 +120,19 @@ def infonce_gaussian(h1: torch.Tensor, h2: torch.Tensor, temperature: float = 1.
 
 # ----------------------------------------------------------------------------------------- SIGReg
 
-def _check_knots(knots: int, t_max: float) -> None:
-    if isinstance(knots, bool) or not isinstance(knots, numbers.Integral) or knots < 2:
-        raise ValueError(f"knots must be an integer >= 2, got {knots!r}")
-    if isinstance(t_max, bool) or not (isinstance(t_max, (int, float)) and math.isfinite(t_max) and t_max > 0):
-        raise ValueError(f"t_max must be a finite number > 0, got {t_max!r}")
-
-
 def sigreg_knots(knots: int = 17, t_max: float = 3.0, dtype: torch.dtype = torch.float64,
                  device: torch.device | str | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-    """Knots ``t_k = k t_max/(K-1)``, k = 0..K-1, and weights ``w_k = 2 * trap_k * exp(-t_k^2 / 2)``.
-
-    ``trap_k`` are the trapezoid weights on [0, t_max] (``dt/2`` at both ends, ``dt`` inside); the
-    factor 2 accounts for the symmetric half-line t < 0 (the integrand is even in t).
-    """
-    _check_knots(knots, t_max)
-    t = torch.linspace(0.0, float(t_max), knots, dtype=dtype, device=device)
-    dt = float(t_max) / (knots - 1)
-    trap = torch.full((knots,), dt, dtype=dtype, device=device)
-    trap[0] = trap[-1] = dt / 2
-    return t, 2.0 * trap * torch.exp(-t.square() / 2)
+    """Knots ``t_k = k t_max/(K-1)``, k = 0..K-1, and weights ``w_k = 2 * trap_k * exp(-t_k^2 / 2)``
+    as tensors: :func:`pycheck.sigreg.sigreg_knots` (trapezoid weights on [0, t_max], doubled for the
+    symmetric half-line t < 0)."""
+    t, w = _np_sigreg.sigreg_knots(knots, t_max)
+    return torch.as_tensor(t, dtype=dtype, device=device), torch.as_tensor(w, dtype=dtype, device=device)
 
 
 def sigreg_null_mean(knots: int = 17, t_max: float = 3.0) -> float:
-    """Expected SIGReg statistic when the samples are iid N(0, I): ``sum_k w_k (1 - exp(-t_k^2))``.
-
-    Derivation: for x_j iid N(0, 1) and C = mean_j cos(t x_j), S = mean_j sin(t x_j),
-    E cos(tx) = e^{-t^2/2}, E cos^2(tx) = (1 + e^{-2t^2})/2, E sin(tx) = 0, E sin^2(tx) = (1 - e^{-2t^2})/2,
-    so m E[(C - e^{-t^2/2})^2 + S^2] = (1 + e^{-2t^2})/2 - e^{-t^2} + (1 - e^{-2t^2})/2 = 1 - e^{-t^2},
-    for every sample size m and every unit slice (the projection of N(0, I) is N(0, 1)).
-    """
-    t, w = sigreg_knots(knots, t_max)
-    return float((w * (1 - torch.exp(-t.square()))).sum())
+    """Expected SIGReg statistic when the samples are iid N(0, I): ``sum_k w_k (1 - exp(-t_k^2))``,
+    for every batch size (:func:`pycheck.sigreg.null_mean`, derivation there)."""
+    return _np_sigreg.null_mean(knots, t_max)
 
 
 def random_slices(dim: int, slices: int, *, generator: torch.Generator | None = None,
@@ -262,8 +245,8 @@ class _EpsPulleyCFNumba(torch.autograd.Function):
 @functools.lru_cache(maxsize=32)
 def _knots_numpy(knots: int, t_max: float) -> tuple[np.ndarray, np.ndarray]:
     """``(w_k, exp(-t_k^2/2))`` for k = 1..K-1 as float64 arrays (cached: callers must not write to them)."""
-    t, w = sigreg_knots(knots, t_max)
-    return w[1:].numpy().copy(), torch.exp(-t[1:].square() / 2).numpy().copy()
+    t, w = _np_sigreg.sigreg_knots(knots, t_max)
+    return w[1:], np.exp(-t[1:] ** 2 / 2)
 
 
 SIGREG_BACKENDS = ("auto", "torch", "numba")
@@ -310,7 +293,7 @@ def sigreg(h: torch.Tensor, slices: int | torch.Tensor = 256, knots: int = 17, t
         a = random_slices(n, int(slices), generator=generator, dtype=h.dtype, device=h.device)
     if a.shape[1] < 1:
         raise ValueError(f"slices matrix must have at least one column, got {tuple(a.shape)}")
-    _check_knots(knots, t_max)
+    _np_sigreg.check_knots(knots, t_max)
     knots = int(knots)
     numba_ok = (cf_kernels.available() and h.device.type == "cpu"
                 and h.dtype in (torch.float32, torch.float64))
