@@ -20,11 +20,9 @@ def error_by_radius(enc: torch.nn.Module, mix: torch.nn.Module, z: torch.Tensor,
     bin's contribution to ``1 - R^2`` (residual energy over the total variance of z)."""
     h = enc(mix(z)).double()
     zd = z.double()
-    hm, zm = h.mean(0, keepdim=True), zd.mean(0, keepdim=True)
-    hc, zc = h - hm, zd - zm
-    coef = torch.linalg.lstsq(hc.T @ hc, hc.T @ zc).solution
-    res = (zc - hc @ coef).square().sum(1)
-    tot = zc.square().sum()
+    _, _, resid = _ols(h, zd)
+    res = resid.square().sum(1)
+    tot = (zd - zd.mean(0, keepdim=True)).square().sum()
     r = zd.norm(dim=1)
     out = []
     for lo, hi in zip(edges[:-1], edges[1:]):

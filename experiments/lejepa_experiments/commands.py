@@ -55,7 +55,9 @@ def atomic_write(path: str, write: Callable[[Any], None], binary: bool = False) 
 
 
 def _check_name(name: str) -> str:
-    if not name or any(c in name for c in "/\\\0") or name.startswith("."):
+    from .config import is_safe_name
+
+    if not is_safe_name(name):
         raise ValueError(f"--run must be a non-empty file-name-safe name, got {name!r}")
     return name
 

@@ -76,8 +76,13 @@ def _bool(v: Any) -> bool:
     return v
 
 
+def is_safe_name(v: Any) -> bool:
+    """A non-empty string usable as a file name stem: no path separators or NUL, not hidden."""
+    return isinstance(v, str) and bool(v) and not any(c in v for c in "/\\\0") and not v.startswith(".")
+
+
 def _name(v: Any) -> str:
-    if not isinstance(v, str) or not v or any(c in v for c in "/\\\0") or v.startswith("."):
+    if not is_safe_name(v):
         raise TypeError("a non-empty file-name-safe string")
     return v
 
@@ -88,6 +93,12 @@ def _device(v: Any) -> str:
     return v
 
 
+def _optional(f: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    def g(v: Any) -> Any:
+        return None if v is None else f(v)
+    return g
+
+
 SCHEMA: dict[str, Any] = {
     "name": _name,
     "latent": {"dim": _int(1), "dist": _choice(LATENTS), "alpha": _float(0.0, lo_open=True)},
@@ -95,7 +106,7 @@ SCHEMA: dict[str, Any] = {
     "mixing": {"kind": _choice(MIXINGS), "layers": _int(1), "seed": _int(0)},
     "encoder": {"kind": _choice(ENCODERS), "width": _int(1), "depth": _int(1),
                 "activation": _choice(tuple(ACTIVATIONS))},
-    "loss": {"kind": _choice(LOSSES), "lam": _float(0.0, 1.0), "lam_end": "optional_lam", "slices": _int(1), "knots": _int(2),
+    "loss": {"kind": _choice(LOSSES), "lam": _float(0.0, 1.0), "lam_end": _optional(_float(0.0, 1.0)), "slices": _int(1), "knots": _int(2),
              "t_max": _float(0.0, lo_open=True), "temperature": _float(0.0, lo_open=True),
              "vicreg_sim": _float(0.0), "vicreg_var": _float(0.0), "vicreg_cov": _float(0.0)},
     "train": {"steps": _int(1), "batch": _int(2), "lr": _float(0.0, lo_open=True), "weight_decay": _float(0.0),
@@ -105,15 +116,6 @@ SCHEMA: dict[str, Any] = {
     "eval": {"size": _int(16), "every": _int(1), "seed_offset": _int(1)},
     "runtime": {"device": _device, "threads": _int(1), "progress": _bool, "deterministic": _bool},
 }
-
-
-def _optional(f: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    def g(v: Any) -> Any:
-        return None if v is None else f(v)
-    return g
-
-
-SCHEMA["loss"]["lam_end"] = _optional(_float(0.0, 1.0))
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any], where: str = "") -> dict[str, Any]:

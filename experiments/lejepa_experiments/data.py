@@ -79,6 +79,15 @@ def pair_correlation(pair: str, rho: float) -> float:
     return rho if pair == "ou" else rho * rho
 
 
+def haar_orthogonal(k: int, generator: torch.Generator | None = None,
+                    dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """A uniformly (Haar) distributed ``k x k`` orthogonal matrix: the Q factor of a Gaussian matrix
+    with the signs of R's diagonal moved into Q. Without that correction Q is not Haar; for k = 1 it
+    is always ``[[1]]`` (LAPACK's Householder QR leaves a 1 x 1 matrix alone)."""
+    q, r = torch.linalg.qr(torch.randn(k, k, generator=generator, dtype=dtype))
+    return q * torch.sign(torch.diagonal(r))
+
+
 class Mixing(torch.nn.Module):
     """A fixed (non-trainable) mixing g; its coupling weights are buffers, so they are saved with it."""
 
@@ -95,9 +104,7 @@ class Mixing(torch.nn.Module):
             gen = torch.Generator().manual_seed(check_int(seed, "mixing.seed", 0))
             ws = []
             for _ in range(layers):
-                q, r = torch.linalg.qr(torch.randn(dim // 2, dim // 2, generator=gen, dtype=torch.float64))
-                q = q * torch.sign(torch.diagonal(r))
-                ws.append(2.0 * q)
+                ws.append(2.0 * haar_orthogonal(dim // 2, gen, dtype=torch.float64))
             self.register_buffer("weights", torch.stack(ws).float())
         self.kind = kind
         self.dim = dim

@@ -124,14 +124,26 @@ def make_eval_set(cfg: dict[str, Any], seed: int, device: torch.device) -> EvalS
     return EvalSet(z, z2, r)
 
 
+EVAL_CURVE_KEYS = ("r2_h_to_z", "epsilon", "delta_tr", "bound", "recovery_error", "orthogonality")
+"""Metrics recorded in the learning curves at each evaluation."""
+
+
+@torch.no_grad()
+def embed_pairs(enc: torch.nn.Module, mix: Mixing, z: torch.Tensor, z2: torch.Tensor, chunk: int = 65536
+                ) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(enc(mix(z)), enc(mix(z2)))`` in eval mode, in chunks of ``chunk`` rows (training mode restored)."""
+    was = enc.training
+    enc.eval()
+    h = torch.cat([enc(mix(b)) for b in z.split(chunk)])
+    h2 = torch.cat([enc(mix(b)) for b in z2.split(chunk)])
+    enc.train(was)
+    return h, h2
+
+
 @torch.no_grad()
 def evaluate(enc: torch.nn.Module, mix: Mixing, ev: EvalSet, chunk: int = 65536) -> dict[str, float]:
     """Identifiability metrics of ``enc o mix`` on the evaluation set (see :mod:`.metrics`)."""
-    was = enc.training
-    enc.eval()
-    h = torch.cat([enc(mix(b)) for b in ev.z.split(chunk)])
-    h2 = torch.cat([enc(mix(b)) for b in ev.z2.split(chunk)])
-    enc.train(was)
+    h, h2 = embed_pairs(enc, mix, ev.z, ev.z2, chunk)
     return identifiability_metrics(ev.z, h, h2, ev.rho)
 
 
@@ -154,11 +166,7 @@ def final_bound_check(enc: torch.nn.Module, mix: Mixing, cfg: dict[str, Any], se
     torch.manual_seed(seed + 2 * cfg["eval"]["seed_offset"])
     z, z2 = sample_pair("gaussian", "ou", r, m, cfg["latent"]["dim"], device=dev)
     torch.random.set_rng_state(state)
-    was = enc.training
-    enc.eval()
-    h = torch.cat([enc(mix(b)) for b in z.split(65536)])
-    h2 = torch.cat([enc(mix(b)) for b in z2.split(65536)])
-    enc.train(was)
+    h, h2 = embed_pairs(enc, mix, z, z2)
     out = bound_check(z, h, h2, r)
     out["applies"] = cfg["latent"]["dist"] == "gaussian"
     return out
@@ -260,8 +268,7 @@ def train(cfg: dict[str, Any], seed: int = 0, *, progress: bool | None = None,
         if step % every == 0 and step != steps and not over_time:
             m = evaluate(enc, mix, ev)
             curves["eval_step"].append(step)
-            curves["eval"].append({k: m[k] for k in ("r2_h_to_z", "epsilon", "delta_tr", "bound",
-                                                     "recovery_error", "orthogonality")})
+            curves["eval"].append({k: m[k] for k in EVAL_CURVE_KEYS})
             if on_eval is not None:
                 on_eval(step, m)
         if over_time:
@@ -272,8 +279,7 @@ def train(cfg: dict[str, Any], seed: int = 0, *, progress: bool | None = None,
         bar.close()
     final = evaluate(enc, mix, ev)
     curves["eval_step"].append(step)
-    curves["eval"].append({k: final[k] for k in ("r2_h_to_z", "epsilon", "delta_tr", "bound",
-                                                 "recovery_error", "orthogonality")})
+    curves["eval"].append({k: final[k] for k in EVAL_CURVE_KEYS})
     info = {"steps_done": step, "stopped_early": stopped_early,
             "pair": {"kind": pr["kind"], "rho": pr["rho"], "pair_correlation": ev.rho,
                      "description": ("z' = rho z + sqrt(1-rho^2) eta (OU, correlation rho)" if pr["kind"] == "ou"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 
 from ._checks import check_choice, check_int
+from .data import haar_orthogonal
 
 ENCODERS = ("mlp", "matched")
 ACTIVATIONS = {"gelu": lambda: torch.nn.GELU(), "gelu_tanh": lambda: torch.nn.GELU(approximate="tanh"),
@@ -32,14 +33,6 @@ class MLP(torch.nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.net(x)
-
-
-def haar_orthogonal(k: int, generator: torch.Generator | None = None) -> torch.Tensor:
-    """A uniformly (Haar) distributed ``k x k`` orthogonal matrix: the Q factor of a Gaussian matrix
-    with the signs of R's diagonal moved into Q. Without that correction Q is not Haar; for k = 1 it
-    is always ``[[1]]`` (LAPACK's Householder QR leaves a 1 x 1 matrix alone)."""
-    q, r = torch.linalg.qr(torch.randn(k, k, generator=generator))
-    return q * torch.sign(torch.diagonal(r))
 
 
 class MatchedCoupling(torch.nn.Module):

@@ -33,6 +33,7 @@ from typing import Any
 
 from .cli import SUBCOMMANDS
 from .commands import atomic_write, run_training
+from .config import is_safe_name
 
 MAX_NAME_BYTES = 200
 """Longest run name (file names get ``.json``/``.pt`` and temporary-file affixes; the limit is 255)."""
@@ -167,7 +168,7 @@ def run_sweep(config: str, name: str, out: str, grid_items: list[str], seeds: li
               time_limit_s: float | None = None, progress: bool | None = False,
               log=print) -> list[dict[str, Any]]:
     """Run (or resume) the sweep; return the summary rows in grid order."""
-    if not name or any(c in name for c in "/\\\0") or name.startswith("."):
+    if not is_safe_name(name):
         raise ValueError(f"--name must be a non-empty file-name-safe name, got {name!r}")
     grid = parse_grid(grid_items)
     runs = plan(config, grid, seeds, preset, list(overrides or []))
