@@ -42,6 +42,7 @@ from scipy.special import factorial
 from pycheck._validate import check_finite_array, check_int, check_nonneg, check_rho
 from pycheck.hermite import multi_indices_upto
 from pycheck.quadrature import gauss_hermite_grid
+from pycheck.spectral import ou_pair
 
 __all__ = [
     "normalized_gap", "approx_bound", "bound_formula", "corrected_bound", "paper_bound",
@@ -110,7 +111,7 @@ def approx_bound(delta: Any, epsilon: Any, rho: Any) -> float | np.ndarray:
     """
     e = _check_nonneg_array(epsilon, "epsilon")
     D = np.asarray(normalized_gap(delta, rho))
-    return _out(D + (e + D) ** 2)
+    return bound_formula(D, e)
 
 
 def corrected_bound(mu_sq: Any, D_tr: Any, epsilon: Any) -> float | np.ndarray:
@@ -350,7 +351,12 @@ def quadrature_values(enc: HermiteEncoder, rho: float, Q: Any = None, nodes: int
     n = enc.n
     q = max(enc.degree, 1) + 1 if nodes is None else nodes
     mu = gauss_hermite_expectation(lambda X: enc(X), n, q)
-    second = gauss_hermite_expectation(lambda X: np.einsum("mi,mk->mik", enc(X), enc(X)), n, q)
+
+    def outer(X: np.ndarray) -> np.ndarray:
+        hX = enc(X)
+        return np.einsum("mi,mk->mik", hX, hX)
+
+    second = gauss_hermite_expectation(outer, n, q)
     A = gauss_hermite_expectation(lambda X: np.einsum("mi,mj->mij", enc(X), X), n, q)
     cov = second - np.outer(mu, mu)
     s = math.sqrt(1.0 - rho * rho)
@@ -369,9 +375,7 @@ def sample_ou_pairs(enc: Callable[[np.ndarray], Any], rho: float, m: int, seed: 
     rho = check_rho(rho)
     m = check_int(m, "m", 2)
     n = check_int(enc.n if n is None and isinstance(enc, HermiteEncoder) else n, "n", 1)
-    rng = np.random.default_rng(seed)
-    z = rng.standard_normal((m, n))
-    zp = rho * z + math.sqrt(1.0 - rho * rho) * rng.standard_normal((m, n))
+    z, zp = ou_pair(m, n, rho, np.random.default_rng(seed))
     return z, np.asarray(enc(z), dtype=float), np.asarray(enc(zp), dtype=float)
 
 

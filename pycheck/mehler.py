@@ -34,6 +34,7 @@ import sympy as sp
 from pycheck._validate import check_int, check_rho
 from pycheck.hermite import CRAMER_K, hermite_e, hermite_e_normalized_all, hermite_e_sympy
 from pycheck.quadrature import gaussian_moment
+from pycheck.spectral import ou_pair
 
 
 def mehler_kernel(x: Any, y: Any, rho: float) -> np.ndarray:
@@ -212,9 +213,8 @@ def ou_cross_moment_mc(m: int, n: int, rho: float, n_samples: int = 400_000,
     rho = check_rho(rho)
     n_samples = check_int(n_samples, "n_samples", 2)
     rng = np.random.default_rng(check_int(seed, "seed", 0))
-    z = rng.standard_normal(n_samples)
-    zp = rho * z + math.sqrt(1 - rho * rho) * rng.standard_normal(n_samples)
-    v = hermite_e(m, z) * hermite_e(n, zp)
+    z, zp = ou_pair(n_samples, 1, rho, rng)
+    v = hermite_e(m, z[:, 0]) * hermite_e(n, zp[:, 0])
     return float(v.mean()), float(v.std(ddof=1) / math.sqrt(n_samples))
 
 

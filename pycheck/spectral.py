@@ -45,9 +45,9 @@ from typing import Any, Callable
 import numpy as np
 
 from pycheck._validate import check_finite_array, check_int, check_nonneg, check_rho
-from pycheck.hermite import hermite_e_normalized_all, multi_indices_upto
+from pycheck.hermite import hermite_e_normalized_all, multi_factorial, multi_indices_upto
 from pycheck.quadrature import (MAX_GH_NODES, adaptive_expectation, composite_legendre,
-                                gauss_hermite)
+                                gauss_hermite, tensor_grid)
 
 Function = Callable[[np.ndarray], Any]
 
@@ -123,7 +123,7 @@ class HermiteCoefficients:
 
     def paper_coefficients(self) -> np.ndarray:
         """The paper's ``c_{i, alpha} = b_{i, alpha} / sqrt(alpha!)`` (f = sum_alpha c_alpha He_alpha)."""
-        fact = np.array([math.prod(math.factorial(a) for a in al) for al in self.indices], float)
+        fact = np.array([multi_factorial(al) for al in self.indices], float)
         return self.coeffs / np.sqrt(fact)
 
 
@@ -172,9 +172,14 @@ def _resolve(dim: int, max_degree: int, options: dict[str, Any]) -> dict[str, An
     return o
 
 
-def _tensor_coeffs(vals: np.ndarray, nodes: np.ndarray, weights: np.ndarray, dim: int,
-                   max_degree: int, indices: list[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarray]:
-    """Contract values on a tensor grid with ``w_j h_n(x_j)`` axis by axis; return (b, E[f f^T])."""
+def _tensor_coeffs(vals: np.ndarray, nodes: np.ndarray, weights: np.ndarray, wflat: np.ndarray,
+                   dim: int, max_degree: int,
+                   indices: list[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarray]:
+    """Contract values on a tensor grid with ``w_j h_n(x_j)`` axis by axis; return (b, E[f f^T]).
+
+    ``nodes``/``weights`` are the 1-D rule, ``wflat`` the product weights of the tensor grid
+    (:func:`pycheck.quadrature.tensor_grid`).
+    """
     n = nodes.size
     k = vals.shape[1]
     hw = hermite_e_normalized_all(max_degree, nodes) * weights          # (D+1, N)
@@ -185,10 +190,6 @@ def _tensor_coeffs(vals: np.ndarray, nodes: np.ndarray, weights: np.ndarray, dim
         t = np.moveaxis(t, 0, -2)                                     # (rest..., D+1, k)
     # now axes are (D+1,)*dim in coordinate order, then k
     b = np.stack([t[al] for al in indices], axis=-1)                   # (k, n_alpha)
-    wfull = weights
-    for _ in range(dim - 1):
-        wfull = np.multiply.outer(wfull, weights)
-    wflat = wfull.ravel()
     m2 = np.einsum("n,ni,nj->ij", wflat, vals, vals)
     return b, m2
 
@@ -252,10 +253,10 @@ def hermite_coefficients(f: Function, dim: int, max_degree: int, out_dim: int | 
         n_evals = 0
         for coarse in (False, True):
             nodes, weights = _grid_rule(method, o, coarse)
-            pts = _tensor_points(nodes, dim)
+            pts, wflat = tensor_grid(nodes, weights, dim)
             vals = evaluate(f, pts, out_dim)
             n_evals += pts.shape[0]
-            out.append(_tensor_coeffs(vals, nodes, weights, dim, max_degree, indices))
+            out.append(_tensor_coeffs(vals, nodes, weights, wflat, dim, max_degree, indices))
         (b, m2), (b2, m22) = out
         be = np.abs(b - b2)
         m2e = np.abs(m2 - m22)
@@ -270,11 +271,6 @@ def hermite_coefficients(f: Function, dim: int, max_degree: int, out_dim: int | 
                                    method, n_evals, True, note)
 
     return _mc_coefficients(f, dim, max_degree, out_dim, indices, degrees, o)
-
-
-def _tensor_points(nodes: np.ndarray, dim: int) -> np.ndarray:
-    mesh = np.meshgrid(*([nodes] * dim), indexing="ij")
-    return np.stack([m.ravel() for m in mesh], axis=-1)
 
 
 def _mc_coefficients(f: Function, dim: int, max_degree: int, out_dim: int | None,

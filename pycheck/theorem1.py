@@ -33,7 +33,8 @@ import numpy as np
 
 from pycheck._validate import check_finite_array, check_int, check_rho
 from pycheck.hermite import hermite_e_normalized_all
-from pycheck.spectral import HermiteCoefficients, evaluate, hermite_coefficients, ou_pair
+from pycheck.spectral import (HermiteCoefficients, _default_degree, evaluate, hermite_coefficients,
+                              ou_pair)
 
 Encoder = Callable[[np.ndarray], np.ndarray]
 
@@ -104,16 +105,22 @@ class Whitened:
     cov: np.ndarray
 
 
+def _inv_sqrt_psd(C: np.ndarray, message: str) -> np.ndarray:
+    """``C^{-1/2}`` of a symmetric PSD matrix by eigendecomposition; ValueError(message) if C is
+    singular (smallest eigenvalue <= 1e-12 of the largest)."""
+    vals, vecs = np.linalg.eigh(C)
+    if vals.min() <= 1e-12 * max(vals.max(), 1e-300):
+        raise ValueError(message)
+    return (vecs / np.sqrt(vals)) @ vecs.T
+
+
 def whiten(h: Encoder, dim: int, **options: Any) -> Whitened:
     """Whiten h: E h_w = 0 and Cov h_w = I, the moments computed by quadrature (dim <= 3) or Monte
     Carlo, see :func:`pycheck.spectral.hermite_coefficients` (options are passed on)."""
     hc = hermite_coefficients(h, dim, 0, **options)
     mu = hc.coeffs[:, 0]
     cov = hc.second_moment - np.outer(mu, mu)
-    vals, vecs = np.linalg.eigh(cov)
-    if vals.min() <= 1e-12 * max(vals.max(), 1e-300):
-        raise ValueError("Cov h(z) is singular: h cannot be whitened")
-    W = (vecs / np.sqrt(vals)) @ vecs.T
+    W = _inv_sqrt_psd(cov, "Cov h(z) is singular: h cannot be whitened")
 
     def hw(z: np.ndarray) -> np.ndarray:
         return (evaluate(h, np.asarray(z, dtype=float), name="h") - mu) @ W.T
@@ -183,10 +190,7 @@ def whiten_coefficients(B: Any, degrees: Any) -> np.ndarray:
     B = check_finite_array(B, "B").copy()
     deg = np.asarray(degrees)
     B[:, deg == 0] = 0.0
-    vals, vecs = np.linalg.eigh(B @ B.T)
-    if vals.min() <= 1e-12 * max(vals.max(), 1e-300):
-        raise ValueError("B B^T is singular: the expansion cannot be whitened")
-    return (vecs / np.sqrt(vals)) @ vecs.T @ B
+    return _inv_sqrt_psd(B @ B.T, "B B^T is singular: the expansion cannot be whitened") @ B
 
 
 def encoder_from_coefficients(B: Any, indices: list[tuple[int, ...]]) -> Encoder:
@@ -215,8 +219,7 @@ def alignment_loss(h: Encoder, dim: int, rho: float, max_degree: int | None = No
     """
     rho = check_rho(rho)
     dim = check_int(dim, "dim", 1)
-    D = {1: 60, 2: 30, 3: 10}.get(dim, 4) if max_degree is None else check_int(max_degree,
-                                                                               "max_degree", 0)
+    D = _default_degree(dim) if max_degree is None else check_int(max_degree, "max_degree", 0)
     hc = hermite_coefficients(h, dim, D, **options)
     b, be, deg = hc.coeffs, hc.coeff_error, hc.degrees
     mu = b[:, 0]

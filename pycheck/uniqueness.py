@@ -715,10 +715,12 @@ def maximal_correlation_converged(law: Law, rho: float, *, spacing: float | None
     correlation is approached by functions living ever further out in the tails (the supremum
     is not attained on any fixed window) and the reported value is a lower bound. The numbers
     returned are those of ``fine``, or of ``wide`` when tail-driven (the better lower bound)."""
+    radius = None
     if spacing is None:   # auto: at least 200 points per half-width, at most 0.1 apart
-        spacing = min(0.1, _radius_for(law, check_nonneg(tail, "tail"),
-                                       check_nonneg(max_radius, "max_radius")) / 200.0)
-    base = maximal_correlation(law, rho, spacing=spacing, tail=tail, max_radius=max_radius)
+        radius = _radius_for(law, check_nonneg(tail, "tail"), check_nonneg(max_radius, "max_radius"))
+        spacing = min(0.1, radius / 200.0)
+    base = maximal_correlation(law, rho, spacing=spacing, radius=radius, tail=tail,
+                               max_radius=max_radius)
     fine = maximal_correlation(law, rho, spacing=spacing / 2, radius=base.radius)
     wide = maximal_correlation(law, rho, spacing=spacing, radius=2 * base.radius)
     d_h, d_r = abs(fine.sigma2 - base.sigma2), abs(wide.sigma2 - base.sigma2)
