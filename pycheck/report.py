@@ -62,6 +62,13 @@ def le_row(claim: str, quantity: str, value: float, reference: float, tolerance:
     return CheckRow(claim, quantity, float(value), float(reference), float(tolerance), ok, "<=", note)
 
 
+def ge_row(claim: str, quantity: str, value: float, reference: float, tolerance: float = 0.0,
+           note: str = "") -> CheckRow:
+    """Row that passes iff ``value >= reference - tolerance``."""
+    ok = bool(math.isfinite(value) and value >= reference - tolerance)
+    return CheckRow(claim, quantity, float(value), float(reference), float(tolerance), ok, ">=", note)
+
+
 def _discover() -> list[str]:
     from pycheck import checks
 

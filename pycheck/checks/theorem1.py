@@ -16,19 +16,12 @@ import numpy as np
 import sympy as sp
 from scipy.special import ndtr, owens_t
 
-from pycheck.report import CheckRow, close_row, le_row
+from pycheck.report import CheckRow, close_row, ge_row, le_row
 
 CLAIM_MEHLER = "Thm 4.1 (Mehler)"
 CLAIM_CORR = "Thm 4.1 (corr_i <= rho)"
 CLAIM_LOSS = "Thm 4.1 (L_align >= 2(1-rho)n)"
 RHO = 0.9
-
-
-def ge_row(claim: str, quantity: str, value: float, reference: float, tolerance: float = 0.0,
-           note: str = "") -> CheckRow:
-    """Row that passes iff ``value >= reference - tolerance``."""
-    ok = bool(math.isfinite(value) and value >= reference - tolerance)
-    return CheckRow(claim, quantity, float(value), float(reference), float(tolerance), ok, ">=", note)
 
 
 # ---- closed forms derived for the checks (documented in docs/pycheck.md) -------------------
