@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import json
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Iterable
 
 
