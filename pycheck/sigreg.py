@@ -23,8 +23,9 @@ Facts used here (each checked in ``pycheck/tests/test_sigreg.py``):
    penalised objective meets that constraint only approximately. Its minimum is never exactly at
    ``h = Qz`` (fact 4: shrunk encoders do better for every lam < 1), and below ``lam*`` even the
    constant encoder beats every ``h = Qz``. With the defaults (17 knots on [0, 3], batch m = 256, n = 2) ``lam*`` is 0.019
-   at rho = 0.5, 0.0078 at 0.8, 0.0039 at 0.9 and 0.0020 at 0.95, inside the paper's recommended range
-   (lam 1e-3 to 1e-2, rho 0.8 to 0.95).
+   at rho = 0.5, 0.0078 at 0.8, 0.0039 at 0.9 and 0.0020 at 0.95, in our units. (The paper's recommended
+   range, lam 1e-3 to 1e-2 with rho 0.8 to 0.95, is in the authors' units, where the threshold is
+   below 1e-3: fact 5.)
 
 4. **Scaled encoders.** For ``h = s Q z`` every projection is N(0, s^2), so (as in fact 1)
    ``E T = sum_k w_k [ m (e^{-s^2 t_k^2/2} - g_k)^2 + 1 - e^{-s^2 t_k^2} ]`` (:func:`expected_statistic_scaled`;
