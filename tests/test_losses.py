@@ -365,8 +365,9 @@ def _loss_cfg(kind: str, convention: str, lam: float) -> dict:
 
 
 def test_authors_objective_of_the_collapsed_encoder_is_lam_2m_s0():
-    from pycheck import sigreg as sg
     from lejepa_experiments.engine import objective
+
+    from pycheck import sigreg as sg
 
     m, n, lam = 64, 3, 0.01
     z = torch.zeros(m, n, dtype=torch.float64)
@@ -378,9 +379,10 @@ def test_authors_objective_of_the_collapsed_encoder_is_lam_2m_s0():
 
 def test_authors_objective_of_h_equal_qz_by_monte_carlo():
     # E J_a(Qz) = lam N_rho + (1 - lam) (1 - rho)/2 (pycheck.sigreg fact 5); 400 batches, 6 standard errors
-    from pycheck import sigreg as sg
     from lejepa_experiments.data import haar_orthogonal
     from lejepa_experiments.engine import objective
+
+    from pycheck import sigreg as sg
 
     torch.manual_seed(3)
     m, n, rho, lam = 32, 3, 0.8, 0.3

@@ -190,7 +190,7 @@ class _Writer:
         written = []
         for ext in ("png", "pdf"):
             p = os.path.join(self.out, f"{stem}.{ext}")
-            atomic_write(p, lambda f: fig.savefig(f, format=ext, dpi=110, bbox_inches="tight"), binary=True)
+            atomic_write(p, lambda f, ext=ext: fig.savefig(f, format=ext, dpi=110, bbox_inches="tight"), binary=True)
             self.paths[f"{stem}.{ext}"] = p
             written.append(p)
         plt.close(fig)
