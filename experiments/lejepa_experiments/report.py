@@ -290,7 +290,7 @@ def scaling_figure(w: _Writer, data: dict[str, dict[int, CellStats]]) -> list[st
     ax.set_xlabel("latent dimension N")
     ax.set_ylabel("1 − R²(h→z)")
     ax.set_title("N-scaling (coupling world, matched encoder)")
-    ax.legend(fontsize=6, ncol=2)
+    ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return w.figure("scaling_r2", fig)
 
 
