@@ -181,6 +181,9 @@ def test_missing_sections_are_skipped_with_a_note(built, tmp_path):
     _write_rows(str(empty / "gennorm"), [{"lam": "0.1", "seed": 0, "run": "x", "r2_h_to_z": 0.5, "align": 1.0}])
     text = open(report.build_report(str(empty), str(tmp_path / "out2"))["report.md"]).read()
     assert "Skipped: sweep 'gennorm' has no grid column 'alpha'" in text
+    _write_rows(str(empty / "scaling_vicreg"), [{"lr": "0.1", "seed": 0, "run": "y", "r2_h_to_z": 0.5, "align": 1.0}])
+    text = open(report.build_report(str(empty), str(tmp_path / "out3"))["report.md"]).read()
+    assert "Skipped: sweep `scaling_vicreg` has no grid column `dim`" in text
 
 
 def test_cli_and_bad_input(built, tmp_path, capsys):
