@@ -12,6 +12,7 @@ torch = pytest.importorskip("torch")
 from lejepa_experiments import cf_kernels  # noqa: E402
 from lejepa_experiments.losses import (  # noqa: E402
     alignment_loss,
+    alignment_loss_authors,
     infonce_gaussian,
     random_slices,
     sigreg,
@@ -198,7 +199,7 @@ def test_vicreg_direct():
         return sum(cc[i, j] ** 2 for i in range(n) for j in range(n) if i != j) / n
 
     s = np.mean((a - b) ** 2)
-    direct = 25 * s + 25 * (v(a) + v(b)) + 1 * (c(a) + c(b))
+    direct = 25 * s + 25 * (v(a) + v(b)) / 2 + 1 * (c(a) + c(b))   # reference: hinges averaged, cov summed
     assert float(vicreg_loss(h1, h2)) == pytest.approx(direct, rel=1e-12)
     # the hinge is active for a shrunk embedding and inactive for a wide one
     assert float(vicreg_loss(0.1 * h1, 0.1 * h2, 0, 1, 0)) > 0.5
@@ -344,3 +345,72 @@ def test_cf_grad_rejects_zero_knots():
     c = np.zeros((1, 2, 3))
     with pytest.raises(ValueError, match="K >= 1"):
         cf_kernels.cf_grad(c, c, np.zeros((1, 0, 2)), np.zeros((1, 0, 2)))
+
+
+# ------------------------------------------------------------------ the authors' convention
+
+def test_authors_alignment_is_ours_over_4n_and_their_formula():
+    h1, h2 = _pair()
+    n = h1.shape[1]
+    h = torch.stack((h1, h2))
+    theirs = float((h.mean(0) - h).square().mean())          # mean over views, samples, dimensions
+    assert float(alignment_loss_authors(h1, h2)) == pytest.approx(theirs, rel=1e-12)
+    assert float(alignment_loss_authors(h1, h2)) == pytest.approx(float(alignment_loss(h1, h2)) / (4 * n), rel=1e-12)
+
+
+def _loss_cfg(kind: str, convention: str, lam: float) -> dict:
+    from lejepa_experiments.config import make_config
+
+    return make_config({"loss": {"kind": kind, "convention": convention, "lam": lam, "slices": 16}})["loss"]
+
+
+def test_authors_objective_of_the_collapsed_encoder_is_lam_2m_s0():
+    from lejepa_experiments.engine import objective
+
+    from pycheck import sigreg as sg
+
+    m, n, lam = 64, 3, 0.01
+    z = torch.zeros(m, n, dtype=torch.float64)
+    got = float(objective(_loss_cfg("sigreg", "authors", lam), z, z))
+    assert got == pytest.approx(lam * 2 * m * sg.collapse_value(), rel=1e-12)
+    ours = float(objective(_loss_cfg("sigreg", "ours", lam), z, z))
+    assert ours == pytest.approx(lam * m * sg.collapse_value(), rel=1e-12)     # per view: m S0
+
+
+def test_authors_objective_of_h_equal_qz_by_monte_carlo():
+    # E J_a(Qz) = lam N_rho + (1 - lam) (1 - rho)/2 (pycheck.sigreg fact 5); 400 batches, 6 standard errors
+    from lejepa_experiments.data import haar_orthogonal
+    from lejepa_experiments.engine import objective
+
+    from pycheck import sigreg as sg
+
+    torch.manual_seed(3)
+    m, n, rho, lam = 32, 3, 0.8, 0.3
+    cfg = _loss_cfg("sigreg", "authors", lam)
+    q = haar_orthogonal(n, torch.Generator().manual_seed(0), dtype=torch.float64)
+    vals = []
+    for _ in range(400):
+        z = torch.randn(m, n, dtype=torch.float64)
+        z2 = rho * z + math.sqrt(1 - rho ** 2) * torch.randn(m, n, dtype=torch.float64)
+        vals.append(float(objective(cfg, z @ q.T, z2 @ q.T)))
+    v = np.array(vals)
+    want = lam * sg.pair_null_mean(rho) + (1 - lam) * (1 - rho) / 2
+    assert abs(v.mean() - want) <= 6 * v.std(ddof=1) / math.sqrt(v.size)
+
+
+def test_authors_whitening_is_of_the_concatenation_over_n_squared():
+    from lejepa_experiments.engine import objective
+
+    h1, h2 = _pair()
+    n = h1.shape[1]
+    c = np.cov(np.concatenate([h1.numpy(), h2.numpy()]), rowvar=False)
+    lam = 0.5
+    want = lam * np.sum((c - np.eye(n)) ** 2) / n ** 2 + (1 - lam) * float(alignment_loss(h1, h2)) / (4 * n)
+    assert float(objective(_loss_cfg("whitening", "authors", lam), h1, h2)) == pytest.approx(want, rel=1e-12)
+
+
+def test_convention_is_validated():
+    from lejepa_experiments.config import make_config
+
+    with pytest.raises(ValueError, match="loss.convention"):
+        make_config({"loss": {"convention": "theirs"}})

@@ -139,4 +139,5 @@ SUBCOMMANDS["train"] = ("train one encoder from a config file (needs the train e
 
 
 from . import planning as _planning  # noqa: E402,F401  (registers ``lejepa plan``)
+from . import report as _report  # noqa: E402,F401  (registers ``lejepa report``)
 from . import sweep as _sweep  # noqa: E402,F401  (registers ``lejepa sweep``; it imports this module)

@@ -19,6 +19,8 @@ from .data import LATENTS, MIXINGS, PAIRS
 from .models import ACTIVATIONS, ENCODERS
 
 LOSSES = ("sigreg", "vicreg", "whitening", "infonce")
+CONVENTIONS = ("ours", "authors")
+"""``loss.convention``: the units of ``loss.lam`` (``engine.objective``; ``docs/training.md``, "λ in the authors' units")."""
 
 DEFAULTS: dict[str, Any] = {
     "name": "run",
@@ -26,7 +28,7 @@ DEFAULTS: dict[str, Any] = {
     "pair": {"kind": "ou", "rho": 0.9},
     "mixing": {"kind": "spiral", "layers": 8, "seed": 0},
     "encoder": {"kind": "mlp", "width": 256, "depth": 4, "activation": "gelu"},
-    "loss": {"kind": "sigreg", "lam": 0.05, "lam_end": None, "slices": 256, "knots": 17, "t_max": 3.0,
+    "loss": {"kind": "sigreg", "convention": "ours", "lam": 0.05, "lam_end": None, "slices": 256, "knots": 17, "t_max": 3.0,
              "temperature": 1.0, "vicreg_sim": 25.0, "vicreg_var": 25.0, "vicreg_cov": 1.0},
     "train": {"steps": 20000, "batch": 256, "lr": 3e-3, "weight_decay": 0.01, "beta1": 0.9, "beta2": 0.999,
               "constant_frac": 0.5, "warmup_steps": 0, "min_lr_frac": 0.0, "grad_clip": 0.0,
@@ -106,7 +108,7 @@ SCHEMA: dict[str, Any] = {
     "mixing": {"kind": _choice(MIXINGS), "layers": _int(1), "seed": _int(0)},
     "encoder": {"kind": _choice(ENCODERS), "width": _int(1), "depth": _int(1),
                 "activation": _choice(tuple(ACTIVATIONS))},
-    "loss": {"kind": _choice(LOSSES), "lam": _float(0.0, 1.0), "lam_end": _optional(_float(0.0, 1.0)), "slices": _int(1), "knots": _int(2),
+    "loss": {"kind": _choice(LOSSES), "convention": _choice(CONVENTIONS), "lam": _float(0.0, 1.0), "lam_end": _optional(_float(0.0, 1.0)), "slices": _int(1), "knots": _int(2),
              "t_max": _float(0.0, lo_open=True), "temperature": _float(0.0, lo_open=True),
              "vicreg_sim": _float(0.0), "vicreg_var": _float(0.0), "vicreg_cov": _float(0.0)},
     "train": {"steps": _int(1), "batch": _int(2), "lr": _float(0.0, lo_open=True), "weight_decay": _float(0.0),

@@ -15,6 +15,13 @@ Objectives (``loss.kind``), with ``align = mean ||h1 - h2||^2`` and ``lam = loss
 * ``whitening``: ``lam * (||C(h1) - I||_F^2 + ||C(h2) - I||_F^2) / 2 + (1 - lam) * align``;
 * ``vicreg``: VICReg with weights ``vicreg_sim / vicreg_var / vicreg_cov`` (includes its own invariance);
 * ``infonce``: Gaussian-kernel InfoNCE with ``temperature``.
+
+``loss.convention = authors`` switches ``sigreg`` and ``whitening`` to the units of the authors' code
+(their lam is comparable only in these units): alignment ``align / (4n)``
+(:func:`.losses.alignment_loss_authors`), SIGReg of the two views concatenated (2m samples, the
+statistic times 2m) and whitening ``||C([h1; h2]) - I||_F^2 / n^2`` of the concatenation. ``vicreg``
+and ``infonce`` are the same in both conventions (the authors have no real VICReg; their InfoNCE is
+this one with ``sigma^2 = temperature``). Conversion: ``docs/training.md``, "λ in the authors' units".
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ import torch
 
 from . import __version__, cf_kernels
 from .data import Mixing, pair_correlation, sample_latent, sample_pair
-from .losses import alignment_loss, infonce_gaussian, sigreg, vicreg_loss, whitening_loss
+from .losses import alignment_loss, alignment_loss_authors, infonce_gaussian, sigreg, vicreg_loss, whitening_loss
 from .metrics import identifiability_metrics
 from .models import build_encoder
 
@@ -83,6 +90,13 @@ def objective(cfg_loss: dict[str, Any], h1: torch.Tensor, h2: torch.Tensor, lam:
     (``lam`` overrides ``loss.lam``, for the lambda ramp)."""
     kind = cfg_loss["kind"]
     lam = cfg_loss["lam"] if lam is None else lam
+    if cfg_loss.get("convention", "ours") == "authors" and kind in ("sigreg", "whitening"):
+        both = torch.cat((h1, h2))
+        if kind == "sigreg":
+            reg = sigreg(both, cfg_loss["slices"], cfg_loss["knots"], cfg_loss["t_max"])
+        else:
+            reg = whitening_loss(both) / h1.shape[1] ** 2
+        return lam * reg + (1.0 - lam) * alignment_loss_authors(h1, h2)
     if kind == "sigreg":
         reg = sigreg(torch.stack((h1, h2)), cfg_loss["slices"], cfg_loss["knots"], cfg_loss["t_max"])
         return lam * reg + (1.0 - lam) * alignment_loss(h1, h2)

@@ -28,6 +28,7 @@ from . import cf_kernels
 
 __all__ = [
     "alignment_loss",
+    "alignment_loss_authors",
     "sigreg",
     "sigreg_knots",
     "sigreg_null_mean",
@@ -56,6 +57,19 @@ def alignment_loss(h1: torch.Tensor, h2: torch.Tensor) -> torch.Tensor:
     return (h1 - h2).square().sum(dim=1).mean()
 
 
+def alignment_loss_authors(h1: torch.Tensor, h2: torch.Tensor) -> torch.Tensor:
+    """The authors' alignment term: ``mean_{v, i, j} (hbar_ij - h_vij)^2`` over the two views v, the m
+    samples i and the n features j, with ``hbar = (h1 + h2) / 2``.
+
+    As ``hbar - h1 = (h2 - h1) / 2``, it equals ``(1/(4 m n)) sum_i ||h1_i - h2_i||^2``, i.e.
+    :func:`alignment_loss` divided by ``4n`` (the conversion behind ``loss.convention = authors``,
+    ``docs/training.md``, "λ in the authors' units").
+    """
+    _check_pair(h1, h2)
+    hbar = 0.5 * (h1 + h2)
+    return 0.5 * ((hbar - h1).square().mean() + (hbar - h2).square().mean())
+
+
 def covariance(h: torch.Tensor) -> torch.Tensor:
     """Unbiased sample covariance ``C = (h - mean)^T (h - mean) / (m - 1)`` of an ``(m, n)`` batch."""
     hc = h - h.mean(dim=0, keepdim=True)
@@ -78,11 +92,15 @@ def vicreg_loss(h1: torch.Tensor, h2: torch.Tensor, sim_weight: float = 25.0, va
                 cov_weight: float = 1.0, gamma: float = 1.0, eps: float = 1e-4) -> torch.Tensor:
     """VICReg (Bardes, Ponce, LeCun 2022) with its standard weights 25 / 25 / 1.
 
-    ``loss = sim_weight * s + var_weight * (v(h1) + v(h2)) + cov_weight * (c(h1) + c(h2))`` with
+    ``loss = sim_weight * s + var_weight * (v(h1) + v(h2)) / 2 + cov_weight * (c(h1) + c(h2))`` with
 
     * invariance ``s = (1/(m n)) sum_i ||h1_i - h2_i||^2`` (mean squared error over all entries),
     * variance hinge ``v(h) = (1/n) sum_j max(0, gamma - sqrt(Var(h_j) + eps))`` (unbiased variance),
     * covariance ``c(h) = (1/n) sum_{j != k} C(h)_{jk}^2``.
+
+    The weights are in the reference implementation's units: it averages the two views' variance
+    hinges (each halved) and sums their covariance terms. (Before this was checked, the hinges were
+    summed, i.e. an effective variance weight twice ``var_weight``; see ``docs/training.md``.)
     """
     _check_pair(h1, h2)
     m, n = h1.shape
@@ -97,7 +115,7 @@ def vicreg_loss(h1: torch.Tensor, h2: torch.Tensor, sim_weight: float = 25.0, va
         off = c - torch.diag(torch.diagonal(c))
         return off.square().sum() / n
 
-    return (sim_weight * s + var_weight * (var_term(h1) + var_term(h2))
+    return (sim_weight * s + var_weight * 0.5 * (var_term(h1) + var_term(h2))
             + cov_weight * (cov_term(h1) + cov_term(h2)))
 
 

@@ -117,3 +117,71 @@ def test_docstring_scaled_minimisers_are_the_functions():
     for lam, s_quoted in pairs:
         best = grid[int(np.argmin(sg.scaled_objective(grid, lam, 0.9, 2, 256)))]
         assert best == pytest.approx(s_quoted, abs=0.005)
+
+
+# ------------------------------------------------------------------ the authors' units (fact 5)
+
+@pytest.mark.parametrize("rho,m", [(0.5, 4), (0.9, 32), (0.95, 8)])
+def test_pair_null_mean_by_monte_carlo(rho, m):
+    # 20 000 batches of m pairs (x, x'), corr rho, concatenated into 2m projections; 6 standard errors.
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((20_000, m))
+    x2 = rho * x + math.sqrt(1 - rho ** 2) * rng.standard_normal((20_000, m))
+    vals = sg.slice_statistic(np.concatenate([x, x2], axis=1))
+    se = vals.std(ddof=1) / math.sqrt(vals.size)
+    assert abs(vals.mean() - sg.pair_null_mean(rho)) <= 6 * se
+    # and it is not the iid null mean (which the concatenation would have for independent views)
+    assert abs(sg.pair_null_mean(rho) - sg.null_mean()) > 6 * se
+
+
+def test_pair_null_mean_limits():
+    assert sg.pair_null_mean(1e-9) == pytest.approx(sg.null_mean(), rel=1e-6)
+    assert sg.pair_null_mean(1 - 1e-9) == pytest.approx(2 * sg.null_mean(), rel=1e-6)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rho=st.floats(0.01, 0.99), n=st.integers(1, 1024), m=st.integers(8, 4096))
+def test_authors_threshold_is_where_collapse_and_the_identity_cost_the_same(rho, n, m):
+    lam = sg.collapse_threshold_authors(rho, m)
+    assert 0.0 < lam < 1.0
+
+    def diff(lm: float) -> float:   # collapse minus h = Qz, authors' objective (alignment / (4n))
+        collapse = lm * 2 * m * sg.collapse_value()
+        identity = lm * sg.pair_null_mean(rho) + (1 - lm) * 2 * (1 - rho) * n / (4 * n)
+        return collapse - identity
+
+    assert diff(lam) == pytest.approx(0.0, abs=1e-10 * lam * m)
+    assert diff(lam * 0.99) < 0 < diff(lam * 1.01)
+    # the threshold in the authors' units is a fraction 1/(4n c) of ours with
+    # c = 2 + (2 N0 - N_rho)/(m S0 - N0) >= 2, near the far-from-null end of conversion_factors
+    ours = sg.collapse_threshold(rho, n, m)
+    q, qa = ours / (1 - ours), lam / (1 - lam)
+    c_eff = q / (4 * n * qa)
+    n0, s0 = sg.null_mean(), sg.collapse_value()
+    assert c_eff == pytest.approx(2 + (2 * n0 - sg.pair_null_mean(rho)) / (m * s0 - n0), rel=1e-9)
+    assert c_eff >= 2.0
+
+
+def test_authors_threshold_values_quoted_in_the_docstring():
+    import re
+    doc = " ".join(sg.__doc__.split())
+    got = re.search(r"not depend on n: ([0-9.]+) / ([0-9.]+) / ([0-9.]+) at rho = 0.8 / 0.9 / 0.95", doc)
+    assert got is not None
+    for v, r in zip(got.groups(), (0.8, 0.9, 0.95)):
+        assert float(v) == pytest.approx(sg.collapse_threshold_authors(r, 256), abs=6e-6)
+    # below the recommended range [1e-3, 1e-2] for every rho in [0.8, 0.95]
+    assert all(sg.collapse_threshold_authors(r, 256) < 1e-3 for r in np.linspace(0.8, 0.95, 16))
+
+
+@settings(max_examples=100, deadline=None)
+@given(lam=st.floats(0.0, 0.99), n=st.integers(1, 512), c=st.floats(0.5, 4.0))
+def test_lam_conversion_round_trip_and_weight_ratio(lam, n, c):
+    la = sg.lam_to_authors(lam, n, c)
+    assert sg.lam_from_authors(la, n, c) == pytest.approx(lam, rel=1e-9, abs=1e-15)
+    # same SIGReg-to-alignment weight: q T / L = q_a 4n (c T) / L
+    if lam > 0:
+        assert (lam / (1 - lam)) == pytest.approx(la / (1 - la) * 4 * n * c, rel=1e-9)
+    with pytest.raises(ValueError, match="lam"):
+        sg.lam_to_authors(1.0, n, c)
+    with pytest.raises(ValueError, match="c must"):
+        sg.lam_to_authors(lam, n, 0.0)
