@@ -379,3 +379,33 @@ def test_pos_delta_counterexample_needs_the_nonlinear_part_and_trcov_lt_n() -> N
     assert sp.simplify(unit["delta_n"] - unit["delta_tr"]) == 0
     gap = unit["paper"] - min(unit["err"].values(), key=lambda e: float(e))
     assert float(gap) > 1e-4  # holds with room (about 1.2e-4), not by rounding
+
+
+# ------------------------------------------------------------------------------ non-vacuity witnesses
+
+@given(n=st.integers(1, 3), seed=st.integers(0, 2**16), rho=st.floats(0.02, 0.98))
+@HYP
+def test_orthogonal_linear_encoder_attains_both_bounds(n: int, seed: int, rho: float) -> None:
+    """`approximate_identifiability_witness`, `approximate_identifiability_paper_form_witness`,
+    `exists_orthogonal_frob_sub_le_witness`: for U in O(n) the encoder with coefficients U_ij at e_j
+    evaluates to z -> Uz, has mean 0 and unit variances, both gaps and eps vanish, err(U) = 0 and both
+    right-hand sides are 0 (the bound is attained); ||U^T U - I|| = 0. A scaled U (1.1 U, not orthogonal)
+    breaks the variance hypothesis and gives err > 0 against every orthogonal Q tried."""
+    rng = np.random.default_rng(seed)
+    U, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    idx = np.eye(n, dtype=int)
+    c = U.T.copy()  # row k: the coefficient vector at alpha = e_k, i.e. column k of U
+    enc = HermiteEncoder(idx, c)
+    Z = rng.standard_normal((5, n))
+    np.testing.assert_allclose(enc(Z), Z @ U.T, atol=1e-12)
+    m = model(idx, c, rho)
+    assert np.all(m["mu"] == 0)
+    np.testing.assert_allclose(m["cov"], np.eye(n), atol=1e-12)
+    assert abs(m["delta_n"]) < 1e-12 and abs(m["delta_tr"]) < 1e-12 and m["eps"] < 1e-12
+    assert err_coeff(idx, c, U) < 1e-24
+    assert rhs(m) < 1e-12 and rhs(m, with_mean=False, delta="n") < 1e-12
+    assert np.linalg.norm(U.T @ U - np.eye(n)) < 1e-12
+    bad = model(idx, 1.1 * c, rho)
+    assert np.all(np.abs(bad["cov"].diagonal() - 1.21) < 1e-12)
+    for Q in [polar(1.1 * U), U] + [np.linalg.qr(rng.standard_normal((n, n)))[0] for _ in range(5)]:
+        assert err_coeff(idx, 1.1 * c, Q) >= 0.01 * n - 1e-12
