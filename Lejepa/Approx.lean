@@ -16,8 +16,8 @@ That form is not true in general: a linear encoder `h(z) = z/2` in one dimension
 violates it (`paper_form_counterexample`, where `δ < 0`); so does the near-optimal encoder
 `h = (99/100) He₁ + (2/25) He₂` with `δ = 221/250000 > 0` and `ε = 71/10000`
 (`paper_form_counterexample_pos_delta`, valid whether or not `δ` is clamped at `0`); a nonzero
-mean violates it too. What is proved here is the corrected statement `approximate_identifiability`: with the *trace* gap
-`δ_tr = L_align - 2(1-ρ) tr Cov` (always `≥ 0`) and `D_tr = δ_tr / (2ρ(1-ρ))`, for every
+mean violates it too. What is proved here is the corrected statement
+`approximate_identifiability`: with the *trace* gap `δ_tr = L_align - 2(1-ρ) tr Cov` (always `≥ 0`) and `D_tr = δ_tr / (2ρ(1-ρ))`, for every
 `0 < ρ < 1` some orthogonal `Q` has
 `E‖h(z) - Qz‖² ≤ ‖μ‖² + D_tr + (ε + D_tr)²`,
 where `μ = E h(z)`. When every component has mean `0` and variance `1` (the paper's setting),
