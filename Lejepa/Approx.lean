@@ -17,8 +17,8 @@ violates it (`paper_form_counterexample`, where `δ < 0`); so does the near-opti
 `h = (99/100) He₁ + (2/25) He₂` with `δ = 221/250000 > 0` and `ε = 71/10000`
 (`paper_form_counterexample_pos_delta`, valid whether or not `δ` is clamped at `0`); a nonzero
 mean violates it too. What is proved here is the corrected statement
-`approximate_identifiability`: with the *trace* gap `δ_tr = L_align - 2(1-ρ) tr Cov` (always `≥ 0`) and `D_tr = δ_tr / (2ρ(1-ρ))`, for every
-`0 < ρ < 1` some orthogonal `Q` has
+`approximate_identifiability`: with the *trace* gap `δ_tr = L_align - 2(1-ρ) tr Cov` (always
+`≥ 0`) and `D_tr = δ_tr / (2ρ(1-ρ))`, for every `0 < ρ < 1` some orthogonal `Q` has
 `E‖h(z) - Qz‖² ≤ ‖μ‖² + D_tr + (ε + D_tr)²`,
 where `μ = E h(z)`. When every component has mean `0` and variance `1` (the paper's setting),
 `tr Cov = n`, so `δ_tr` is the paper's `δ` and the paper's form follows
@@ -241,8 +241,6 @@ theorem exists_orthonormalBasis_inner_eq_norm (f : Fin n → EuclideanSpace ℝ 
   · have hn : ‖f k‖ ≠ 0 := norm_ne_zero_iff.mpr hk
     have key : ‖f k‖⁻¹ * ‖f k‖ ^ 2 = ‖f k‖ := by
       rw [sq, ← mul_assoc, inv_mul_cancel₀ hn, one_mul]
-    -- Mathlib's form is `(‖f k‖⁻¹ : 𝕜) • f k` with `𝕜 = ℝ`: the cast `RCLike.ofReal` on `ℝ` is
-    -- definitionally the identity (`RCLike.ofReal_real_eq_id` is `rfl`), so `key` closes the goal
     rw [InnerProductSpace.gramSchmidtOrthonormalBasis_apply_of_orthogonal h hf hk]
     -- The goal's scalar is `(‖f k‖⁻¹ : 𝕜)` at `𝕜 = ℝ`, built with `RCLike.ofReal`, which on `ℝ` is
     -- `id` by `rfl` (`RCLike.ofReal_real_eq_id`, `Analysis/RCLike/Basic.lean`). `calc` matches its
@@ -438,9 +436,12 @@ theorem mfact_zero : mfact (0 : Fin n →₀ ℕ) = 1 := by
   unfold mfact
   refine Finset.prod_eq_one fun j _ => ?_
   -- state the value with the literal `0 : ℕ` (as in `Lejepa.Hermite.mfact_single`), so that
-  -- `Nat.factorial_zero` and then `Nat.cast_one` match syntactically; `rw` closes `1 = 1` by `rfl`
+  -- `Nat.factorial_zero` matches syntactically; the remaining `((1 : ℕ) : ℝ) = 1` (not closed by
+  -- the reducible `rfl` of `rw`: `Nat.cast` on `ℝ` does not unfold) is `Nat.cast_one`, checked by
+  -- `exact` at default transparency (the two `One ℝ` instance paths need not agree syntactically)
   have h0 : (0 : Fin n →₀ ℕ) j = 0 := Finsupp.zero_apply
-  rw [h0, Nat.factorial_zero, Nat.cast_one]
+  rw [h0, Nat.factorial_zero]
+  exact Nat.cast_one
 
 /-- Sum over the degree-one multi-indices of a finite set containing every `e_j` where `g` is
 nonzero: it is the sum over `j` of `g (e_j)`. -/
