@@ -963,11 +963,12 @@ theorem mfact_single_two : mfact (Finsupp.single 0 2 : Fin 1 →₀ ℕ) = 2 := 
 /-- The one-dimensional encoder `h(z) = (99/100) He₁(z) + (2/25) He₂(z)`
 (`He₁ = z`, `He₂ = z² - 1`). -/
 def nearEncoder (_ : Fin 1) : (Fin 1 →₀ ℕ) →₀ ℝ :=
-  Finsupp.single (Finsupp.single 0 1) (99 / 100) + Finsupp.single (Finsupp.single 0 2) (2 / 25)
+  Finsupp.single (Finsupp.single 0 1 : Fin 1 →₀ ℕ) (99 / 100 : ℝ) +
+    Finsupp.single (Finsupp.single 0 2 : Fin 1 →₀ ℕ) (2 / 25 : ℝ)
 
 theorem nearEncoder_eq (i : Fin 1) :
-    nearEncoder i = Finsupp.single (Finsupp.single 0 1) (99 / 100) +
-      Finsupp.single (Finsupp.single 0 2) (2 / 25) :=
+    nearEncoder i = Finsupp.single (Finsupp.single 0 1 : Fin 1 →₀ ℕ) (99 / 100 : ℝ) +
+      Finsupp.single (Finsupp.single 0 2 : Fin 1 →₀ ℕ) (2 / 25 : ℝ) :=
   rfl
 
 theorem nearEncoder_apply_one (i : Fin 1) : nearEncoder i (Finsupp.single 0 1) = 99 / 100 := by
@@ -1052,7 +1053,8 @@ theorem whiteningError_nearEncoder : whiteningError nearEncoder = 71 / 10000 := 
   norm_num
 
 theorem meanSq_nearEncoder : meanSq nearEncoder = 0 := by
-  rw [meanSq, Fin.sum_univ_one, mean, nearEncoder_apply_zero, zero_pow two_ne_zero]
+  rw [meanSq, Fin.sum_univ_one, mean, nearEncoder_apply_zero]
+  norm_num
 
 theorem nonlinEnergy_nearEncoder : nonlinEnergy nearEncoder = 8 / 625 := by
   rw [nonlinEnergy, Fin.sum_univ_one, nlSupport_nearEncoder, Finset.sum_singleton,
@@ -1085,7 +1087,8 @@ theorem correctedBound_nearEncoder :
 theorem recoveryError_nearEncoder (Q : Matrix (Fin 1) (Fin 1) ℝ) :
     recoveryError nearEncoder Q = (99 / 100 - Q 0 0) ^ 2 + 8 / 625 := by
   rw [recoveryError_eq, meanSq_nearEncoder, nonlinEnergy_nearEncoder, frob_sq, Fin.sum_univ_one,
-    Fin.sum_univ_one, Matrix.sub_apply, linearPart_apply, nearEncoder_apply_one, zero_add]
+    Fin.sum_univ_one, Matrix.sub_apply, linearPart_apply, nearEncoder_apply_one]
+  ring
 
 /-- Every `Q ∈ O(1)` has `Q₀₀² = 1`, so its recovery error is at least `129/10000`
 (attained at `Q = 1`; `Q = -1` gives `39729/10000`). -/
@@ -1148,7 +1151,8 @@ theorem frob_zero : frob (0 : Matrix (Fin n) (Fin n) ℝ) = 0 := by
     Finset.sum_eq_zero fun i _ => Finset.sum_eq_zero fun j _ => by
       rw [Matrix.zero_apply]
       ring
-  rw [frob, h, Real.sqrt_zero]
+  rw [frob, h]
+  exact Real.sqrt_zero
 
 theorem linCoeff_of_two_le_deg (U : Matrix (Fin n) (Fin n) ℝ) (i : Fin n) {α : Fin n →₀ ℕ}
     (hα : 2 ≤ deg α) : linCoeff U i α = 0 :=
@@ -1171,7 +1175,8 @@ theorem cov_linCoeff {U : Matrix (Fin n) (Fin n) ℝ} (hU : U ∈ Matrix.orthogo
 
 theorem variance_linCoeff {U : Matrix (Fin n) (Fin n) ℝ}
     (hU : U ∈ Matrix.orthogonalGroup (Fin n) ℝ) (i : Fin n) : variance (linCoeff U) i = 1 := by
-  rw [variance_eq_cov_self, cov_linCoeff hU, Matrix.one_apply_eq]
+  rw [variance_eq_cov_self, cov_linCoeff hU]
+  exact Matrix.one_apply_eq i
 
 theorem nonlinEnergy_linCoeff (U : Matrix (Fin n) (Fin n) ℝ) : nonlinEnergy (linCoeff U) = 0 := by
   rw [nonlinEnergy]
@@ -1182,16 +1187,21 @@ theorem nonlinEnergy_linCoeff (U : Matrix (Fin n) (Fin n) ℝ) : nonlinEnergy (l
 
 theorem meanSq_linCoeff (U : Matrix (Fin n) (Fin n) ℝ) : meanSq (linCoeff U) = 0 := by
   rw [meanSq]
-  exact Finset.sum_eq_zero fun i _ => by rw [mean, linCoeff_zero, zero_pow two_ne_zero]
+  exact Finset.sum_eq_zero fun i _ => by
+    rw [mean, linCoeff_zero]
+    norm_num
 
 theorem whiteningError_linCoeff {U : Matrix (Fin n) (Fin n) ℝ}
     (hU : U ∈ Matrix.orthogonalGroup (Fin n) ℝ) : whiteningError (linCoeff U) = 0 := by
-  rw [whiteningError, cov_linCoeff hU, sub_self, frob_zero]
+  rw [whiteningError, cov_linCoeff hU, sub_self]
+  exact frob_zero
 
 theorem recoveryError_linCoeff_self (U : Matrix (Fin n) (Fin n) ℝ) :
     recoveryError (linCoeff U) U = 0 := by
-  rw [recoveryError_eq, meanSq_linCoeff, nonlinEnergy_linCoeff, linearPart_linCoeff, sub_self,
-    frob_zero]
+  have hz : frob (U - U) = 0 := by
+    rw [sub_self]
+    exact frob_zero
+  rw [recoveryError_eq, meanSq_linCoeff, nonlinEnergy_linCoeff, linearPart_linCoeff, hz]
   ring
 
 /-- For an orthogonal linear encoder the alignment loss is exactly `2(1-ρ)n`, so both gaps
@@ -1205,8 +1215,10 @@ theorem gaps_linCoeff {U : Matrix (Fin n) (Fin n) ℝ} (hU : U ∈ Matrix.orthog
   have htr : Matrix.trace (cov (linCoeff U)) = (n : ℝ) := by
     rw [cov_linCoeff hU, Matrix.trace_one, Fintype.card_fin]
   refine ⟨?_, ?_⟩
-  · rw [paperGap, hA, sub_self]
-  · rw [traceGap, hA, htr, sub_self]
+  · rw [paperGap, hA]
+    ring
+  · rw [traceGap, hA, htr]
+    ring
 
 /-- **Non-vacuity of `approximate_identifiability_paper_form`.** Every orthogonal linear encoder
 `h(z) = U z` (`U ∈ O(n)`) meets its hypotheses (`0 < ρ < 1` given, mean `0`, variance `1`), is the
@@ -1246,7 +1258,8 @@ theorem exists_orthogonal_frob_sub_le_witness {U : Matrix (Fin n) (Fin n) ℝ}
     (hU : U ∈ Matrix.orthogonalGroup (Fin n) ℝ) :
     frob (Uᵀ * U - 1) = 0 ∧ ∃ Q ∈ Matrix.orthogonalGroup (Fin n) ℝ, frob (U - Q) = 0 := by
   have h0 : frob (Uᵀ * U - 1) = 0 := by
-    rw [Matrix.mem_orthogonalGroup_iff'.mp hU, sub_self, frob_zero]
+    rw [Matrix.mem_orthogonalGroup_iff'.mp hU, sub_self]
+    exact frob_zero
   obtain ⟨Q, hQ, hle⟩ := exists_orthogonal_frob_sub_le U
   rw [h0] at hle
   exact ⟨h0, Q, hQ, le_antisymm hle (frob_nonneg _)⟩
