@@ -973,16 +973,19 @@ theorem nearEncoder_eq (i : Fin 1) :
 
 theorem nearEncoder_apply_one (i : Fin 1) : nearEncoder i (Finsupp.single 0 1) = 99 / 100 := by
   rw [nearEncoder_eq, Finsupp.add_apply, Finsupp.single_eq_same,
-    Finsupp.single_eq_of_ne single_two_ne_single_one.symm, add_zero]
+    Finsupp.single_eq_of_ne single_two_ne_single_one.symm]
+  norm_num
 
 theorem nearEncoder_apply_two (i : Fin 1) : nearEncoder i (Finsupp.single 0 2) = 2 / 25 := by
   rw [nearEncoder_eq, Finsupp.add_apply, Finsupp.single_eq_of_ne single_two_ne_single_one,
-    Finsupp.single_eq_same, zero_add]
+    Finsupp.single_eq_same]
+  norm_num
 
 theorem nearEncoder_apply_zero (i : Fin 1) : nearEncoder i 0 = 0 := by
   rw [nearEncoder_eq, Finsupp.add_apply,
     Finsupp.single_eq_of_ne (single_one_ne_zero (0 : Fin 1)).symm,
-    Finsupp.single_eq_of_ne single_two_ne_zero.symm, add_zero]
+    Finsupp.single_eq_of_ne single_two_ne_zero.symm]
+  norm_num
 
 theorem nearEncoder_support (i : Fin 1) :
     (nearEncoder i).support = {Finsupp.single 0 1, Finsupp.single 0 2} := by
