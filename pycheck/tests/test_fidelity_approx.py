@@ -309,10 +309,10 @@ def _exact_population(a, b, rho) -> dict:
     D_clamped = sp.Max(delta_n, 0) / s
     eps = sp.Abs(var - 1)  # ||Cov - I||_F for n = 1
     err = {q: E((h(z) - q * z) ** 2) for q in (1, -1)}  # O(1) = {+1, -1}
-    return dict(mu=mu, var=var, L=L, delta_n=delta_n, delta_tr=delta_tr, D=D, D_tr=D_tr,
-                D_clamped=D_clamped, eps=eps, err=err, paper=D + (eps + D) ** 2,
-                paper_clamped=D_clamped + (eps + D_clamped) ** 2,
-                corrected=mu ** 2 + D_tr + (eps + D_tr) ** 2)
+    return {"mu": mu, "var": var, "L": L, "delta_n": delta_n, "delta_tr": delta_tr, "D": D,
+            "D_tr": D_tr, "D_clamped": D_clamped, "eps": eps, "err": err,
+            "paper": D + (eps + D) ** 2, "paper_clamped": D_clamped + (eps + D_clamped) ** 2,
+            "corrected": mu ** 2 + D_tr + (eps + D_tr) ** 2}
 
 
 def test_paper_form_fails_with_positive_delta_exact() -> None:
