@@ -63,8 +63,9 @@ def model(idx: np.ndarray, c: np.ndarray, rho: float) -> dict:
     delta_n = L - 2 * (1 - rho) * n
     eps = float(np.linalg.norm(cov - np.eye(n)))
     s = 2 * rho * (1 - rho)
-    return dict(n=n, deg=deg, af=af, mu=mu, A=A, cov=cov, C_N=C_N, N=N, L=L, eps=eps,
-                delta_tr=delta_tr, delta_n=delta_n, D_tr=ldiv(delta_tr, s), D_n=ldiv(delta_n, s))
+    return {"n": n, "deg": deg, "af": af, "mu": mu, "A": A, "cov": cov, "C_N": C_N, "N": N, "L": L,
+            "eps": eps, "delta_tr": delta_tr, "delta_n": delta_n, "D_tr": ldiv(delta_tr, s),
+            "D_n": ldiv(delta_n, s)}
 
 
 def err_coeff(idx: np.ndarray, c: np.ndarray, Q: np.ndarray) -> float:
