@@ -12,11 +12,13 @@ The paper (Klindt, LeCun, Balestriero 2026, Theorem/Proposition 4.3) claims: for
 alignment gap `δ = L_align(h) - 2(1-ρ)n` and whitening error `ε = ‖Cov(h(z)) - Iₙ‖_F`, some
 orthogonal `Q` satisfies `E‖h(z) - Qz‖² ≤ D + (ε + D)²` with `D = δ / (2ρ(1-ρ))`.
 
-That form is not true in general (a linear encoder `h(z) = z/2` in one dimension with `ρ = 9/10`
-violates it, see `paper_form_counterexample`; a nonzero mean violates it too). What is proved here is
-the corrected statement `approximate_identifiability`: with the *trace* gap
-`δ_tr = L_align - 2(1-ρ) tr Cov` (always `≥ 0`) and `D_tr = δ_tr / (2ρ(1-ρ))`, for every
-`0 < ρ < 1` some orthogonal `Q` has
+That form is not true in general: a linear encoder `h(z) = z/2` in one dimension with `ρ = 9/10`
+violates it (`paper_form_counterexample`, where `δ < 0`); so does the near-optimal encoder
+`h = (99/100) He₁ + (2/25) He₂` with `δ = 221/250000 > 0` and `ε = 71/10000`
+(`paper_form_counterexample_pos_delta`, valid whether or not `δ` is clamped at `0`); a nonzero
+mean violates it too. What is proved here is the corrected statement
+`approximate_identifiability`: with the *trace* gap `δ_tr = L_align - 2(1-ρ) tr Cov` (always
+`≥ 0`) and `D_tr = δ_tr / (2ρ(1-ρ))`, for every `0 < ρ < 1` some orthogonal `Q` has
 `E‖h(z) - Qz‖² ≤ ‖μ‖² + D_tr + (ε + D_tr)²`,
 where `μ = E h(z)`. When every component has mean `0` and variance `1` (the paper's setting),
 `tr Cov = n`, so `δ_tr` is the paper's `δ` and the paper's form follows
@@ -59,7 +61,10 @@ numerically by Gauss–Hermite quadrature.
 * `cov_eq`: `Cov = A Aᵀ + C_N` and `frob_nlCov_le`: `‖C_N‖_F ≤ N`, hence
   `frob_linear_gram_le`: `‖A Aᵀ - 1‖_F ≤ ε + N`.
 * `approximate_identifiability` (headline), `approximate_identifiability_paper_form`,
-  `paper_form_counterexample`.
+  `paper_form_counterexample` (`δ < 0`), `paper_form_counterexample_pos_delta` (`δ > 0`).
+* Non-vacuity: `approximate_identifiability_witness`,
+  `approximate_identifiability_paper_form_witness` (an orthogonal linear encoder `h(z) = U z` meets
+  every hypothesis and attains the bound with equality), `exists_orthogonal_frob_sub_le_witness`.
 
 No Lean toolchain was run on this file in this workplace: names were checked against the pinned
 Mathlib source, and the statements are mirrored numerically by the Python fidelity tests.
@@ -211,15 +216,16 @@ theorem frob_transpose_mul_sub_one (A : Matrix (Fin n) (Fin n) ℝ) :
 /-- The real inner product on `EuclideanSpace ℝ (Fin n)` as a coordinate sum. -/
 theorem real_inner_eq_sum (x y : EuclideanSpace ℝ (Fin n)) :
     inner ℝ x y = ∑ i, x i * y i := by
-  first
-    | rw [EuclideanSpace.inner_eq_star_dotProduct, star_trivial, dotProduct]
-      exact Finset.sum_congr rfl fun i _ => mul_comm _ _
-    | -- `inner_eq_star_dotProduct` is `rfl`, and `star` on `ℝ` is definitionally the identity
-      exact (EuclideanSpace.inner_eq_star_dotProduct x y).trans
-        (Finset.sum_congr rfl fun i _ => mul_comm _ _)
-    | -- coordinatewise: `PiLp.inner_apply`, then `Real.inner_apply : inner ℝ a b = a * b`
-      rw [PiLp.inner_apply]
-      exact Finset.sum_congr rfl fun i _ => Real.inner_apply _ _
+  -- `EuclideanSpace.inner_eq_star_dotProduct x y : inner x y = ofLp y ⬝ᵥ star (ofLp x)` is `rfl`
+  -- (Mathlib `Analysis/InnerProductSpace/PiL2.lean`), `dotProduct v w = ∑ i, v i * w i`, and `star`
+  -- on `ℝ` is definitionally the identity (`TrivialStar ℝ := ⟨fun _ => rfl⟩`,
+  -- `Data/Real/Star.lean`). So `h` is accepted by the default-transparency check of `have`,
+  -- whatever instance path (`RCLike.innerProductSpace` or `RCLike.toInnerProductSpaceReal`, which
+  -- agree by `rfl`, `InnerProductSpace/Basic.lean`) the `inner` was elaborated with; no `rw`
+  -- pattern has to match through an instance.
+  have h : inner ℝ x y = ∑ i, y i * x i := EuclideanSpace.inner_eq_star_dotProduct x y
+  rw [h]
+  exact Finset.sum_congr rfl fun i _ => mul_comm (y i) (x i)
 
 /-- Completion of a pairwise orthogonal family: some orthonormal basis `w` satisfies
 `⟨f k, w k⟩ = ‖f k‖` for every `k` (Gram–Schmidt keeps the nonzero `f k / ‖f k‖`). -/
@@ -235,11 +241,15 @@ theorem exists_orthonormalBasis_inner_eq_norm (f : Fin n → EuclideanSpace ℝ 
   · have hn : ‖f k‖ ≠ 0 := norm_ne_zero_iff.mpr hk
     have key : ‖f k‖⁻¹ * ‖f k‖ ^ 2 = ‖f k‖ := by
       rw [sq, ← mul_assoc, inv_mul_cancel₀ hn, one_mul]
-    -- Mathlib's form is `(‖f k‖⁻¹ : 𝕜) • f k` with `𝕜 = ℝ`: the cast `RCLike.ofReal` on `ℝ` is
-    -- definitionally the identity (`RCLike.ofReal_real_eq_id` is `rfl`), so `key` closes the goal
-    rw [InnerProductSpace.gramSchmidtOrthonormalBasis_apply_of_orthogonal h hf hk,
-      real_inner_smul_right, real_inner_self_eq_norm_sq]
-    exact key
+    rw [InnerProductSpace.gramSchmidtOrthonormalBasis_apply_of_orthogonal h hf hk]
+    -- The goal's scalar is `(‖f k‖⁻¹ : 𝕜)` at `𝕜 = ℝ`, built with `RCLike.ofReal`, which on `ℝ` is
+    -- `id` by `rfl` (`RCLike.ofReal_real_eq_id`, `Analysis/RCLike/Basic.lean`). `calc` matches its
+    -- first line with the goal up to that definitional equality; the steps below are stated with
+    -- the plain real scalar `‖f k‖⁻¹`, so no `rw` has to see through the cast.
+    calc inner ℝ (f k) (‖f k‖⁻¹ • f k) = ‖f k‖⁻¹ * inner ℝ (f k) (f k) :=
+          real_inner_smul_right (f k) (f k) ‖f k‖⁻¹
+      _ = ‖f k‖⁻¹ * ‖f k‖ ^ 2 := by rw [real_inner_self_eq_norm_sq]
+      _ = ‖f k‖ := key
 
 /-- Matrix form of the completion: if the columns of `B` are pairwise orthogonal, some `W` with
 `Wᵀ W = 1` has `∑_i B_ik W_ik = ‖column k of B‖` for every `k`. -/
@@ -251,16 +261,24 @@ theorem exists_orthogonal_cols_inner_eq_norm (B : Matrix (Fin n) (Fin n) ℝ)
     (fun k => (WithLp.toLp 2 (fun i => B i k) : EuclideanSpace ℝ (Fin n)))
     (by
       intro k l hkl
-      show inner ℝ _ _ = 0
-      rw [real_inner_eq_sum]
-      exact hB k l hkl)
+      -- `exact` unifies `inner ℝ ?x ?y` (instance fixed by `real_inner_eq_sum`) with the goal; the
+      -- coordinates `(toLp 2 v) i` reduce to `v i` (`WithLp` is a structure, `ofLp (toLp v) = v`
+      -- by projection of a constructor)
+      exact (real_inner_eq_sum (WithLp.toLp 2 fun i => B i k) (WithLp.toLp 2 fun i => B i l)).trans
+        (hB k l hkl))
   refine ⟨Matrix.of fun i k => w k i, ?_, fun k => ?_⟩
   · ext k l
-    rw [Matrix.mul_apply, Matrix.one_apply, ← orthonormal_iff_ite.mp w.orthonormal k l,
-      real_inner_eq_sum]
-    refine Finset.sum_congr rfl fun i _ => ?_
-    simp only [Matrix.transpose_apply, Matrix.of_apply]
-  · have h1 := hw k
+    -- stated with the coordinates of `w`; both `Eq.trans` joints are checked at default
+    -- transparency, so the two `InnerProductSpace ℝ ℝ` paths need not agree syntactically
+    have hkl : ∑ i, w k i * w l i = if k = l then (1 : ℝ) else 0 :=
+      (real_inner_eq_sum (w k) (w l)).symm.trans (orthonormal_iff_ite.mp w.orthonormal k l)
+    rw [Matrix.mul_apply, Matrix.one_apply]
+    -- `(of g)ᵀ k i = g i k` and `of g i l = g i l` are `rfl` (`Matrix.transpose_apply`,
+    -- `Matrix.of_apply`)
+    exact hkl
+  · -- the same chain as Mathlib's `EuclideanSpace.ball_zero_eq` (`PiL2.lean`:
+    -- `norm_eq, norm_eq_abs, sq_abs` on `EuclideanSpace ℝ n`)
+    have h1 := hw k
     rw [real_inner_eq_sum, EuclideanSpace.norm_eq] at h1
     simp only [Real.norm_eq_abs, sq_abs] at h1
     simp only [Matrix.of_apply]
@@ -317,11 +335,19 @@ theorem exists_orthogonal_frob_sub_le (A : Matrix (Fin n) (Fin n) ℝ) :
     ⟨Matrix.of fun i k => hM.eigenvectorBasis k i, fun _ _ => rfl⟩
   have hVV : Vᵀ * V = 1 := by
     ext k l
-    rw [Matrix.mul_apply, Matrix.one_apply,
-      ← orthonormal_iff_ite.mp hM.eigenvectorBasis.orthonormal k l, real_inner_eq_sum]
-    refine Finset.sum_congr rfl fun i _ => ?_
-    rw [Matrix.transpose_apply, hV, hV]
-  have hVV' : V * Vᵀ = 1 := mul_eq_one_comm.mp hVV
+    have hkl : ∑ i, hM.eigenvectorBasis k i * hM.eigenvectorBasis l i =
+        if k = l then (1 : ℝ) else 0 :=
+      (real_inner_eq_sum (hM.eigenvectorBasis k) (hM.eigenvectorBasis l)).symm.trans
+        (orthonormal_iff_ite.mp hM.eigenvectorBasis.orthonormal k l)
+    rw [Matrix.mul_apply, Matrix.one_apply]
+    -- `calc` is matched with the goal up to definitional equality (no rewrite with `hkl`)
+    calc ∑ i, Vᵀ k i * V i l = ∑ i, hM.eigenvectorBasis k i * hM.eigenvectorBasis l i :=
+          Finset.sum_congr rfl fun i _ => by rw [Matrix.transpose_apply, hV, hV]
+      _ = if k = l then 1 else 0 := hkl
+  -- `Matrix.mul_eq_one_comm_of_equiv` (`Data/Matrix/Mul.lean`) with `e = Equiv.refl`; its
+  -- `[IsStablyFiniteRing ℝ]` comes from `Matrix.instIsStablyFiniteRingOfCommSemiring`
+  -- (`LinearAlgebra/Matrix/SemiringInverse.lean`)
+  have hVV' : V * Vᵀ = 1 := (Matrix.mul_eq_one_comm_of_equiv (Equiv.refl (Fin n))).mp hVV
   -- the eigen-equation, entrywise: `(AᵀA V)_{jl} = λ_l V_{jl}`
   have heig : ∀ j l, ∑ m, (Aᵀ * A) j m * V m l = hM.eigenvalues l * V j l := by
     intro j l
@@ -330,12 +356,11 @@ theorem exists_orthogonal_frob_sub_le (A : Matrix (Fin n) (Fin n) ℝ) :
     calc ∑ m, (Aᵀ * A) j m * V m l = ∑ m, (Aᵀ * A) j m * hM.eigenvectorBasis l m :=
           Finset.sum_congr rfl fun m _ => by rw [hV]
       _ = hM.eigenvalues l * hM.eigenvectorBasis l j := by
-          first
-            | exact h
-            | rw [Pi.smul_apply, smul_eq_mul] at h
-              exact h
-            | simp only [Matrix.mulVec, dotProduct, Pi.smul_apply, smul_eq_mul] at h
-              exact h
+          -- definitional: `Matrix.mulVec M v i = (fun j => M i j) ⬝ᵥ v` (`Data/Matrix/Mul.lean`),
+          -- `dotProduct` is the coordinate sum, `(r • v) j = r • v j` (`Pi.smul_apply`, `rfl`) and
+          -- `ℝ` acts on itself through `Algebra.id`, whose `toSMul` is `instSMulOfMul`
+          -- (`Algebra/Algebra/Defs.lean`; `Algebra.id.smul_eq_mul` is `rfl`)
+          exact h
       _ = hM.eigenvalues l * V j l := by rw [hV]
   have e2 : (A * V)ᵀ * (A * V) = Vᵀ * ((Aᵀ * A) * V) := by
     rw [Matrix.transpose_mul, Matrix.mul_assoc, ← Matrix.mul_assoc Aᵀ A V]
@@ -410,13 +435,13 @@ theorem mfact_nonneg (α : Fin n →₀ ℕ) : 0 ≤ mfact α :=
 theorem mfact_zero : mfact (0 : Fin n →₀ ℕ) = 1 := by
   unfold mfact
   refine Finset.prod_eq_one fun j _ => ?_
-  -- `(((0 : Fin n →₀ ℕ) j).factorial : ℝ) = 1`; one `rw` chain, so that no intermediate `rfl`
-  -- can close the goal early; `done` makes the alternative fail (and the fallback run on the
-  -- original goal) should the closing `rfl` of `rw` leave a goal open
-  first
-    | rw [Finsupp.zero_apply, Nat.factorial_zero, Nat.cast_one]
-      done
-    | exact Nat.cast_one
+  -- state the value with the literal `0 : ℕ` (as in `Lejepa.Hermite.mfact_single`), so that
+  -- `Nat.factorial_zero` matches syntactically; the remaining `((1 : ℕ) : ℝ) = 1` (not closed by
+  -- the reducible `rfl` of `rw`: `Nat.cast` on `ℝ` does not unfold) is `Nat.cast_one`, checked by
+  -- `exact` at default transparency (the two `One ℝ` instance paths need not agree syntactically)
+  have h0 : (0 : Fin n →₀ ℕ) j = 0 := Finsupp.zero_apply
+  rw [h0, Nat.factorial_zero]
+  exact Nat.cast_one
 
 /-- Sum over the degree-one multi-indices of a finite set containing every `e_j` where `g` is
 nonzero: it is the sum over `j` of `g (e_j)`. -/
@@ -429,7 +454,8 @@ theorem sum_filter_deg_one (T : Finset (Fin n →₀ ℕ)) (g : (Fin n →₀ �
     obtain ⟨j, hj⟩ := exists_eq_single_of_deg_eq_one (Finset.mem_filter.mp hα).2
     exact Finset.mem_image.mpr ⟨j, Finset.mem_univ j, hj.symm⟩
   rw [Finset.sum_subset hsub,
-    Finset.sum_image (Finsupp.single_left_injective (one_ne_zero : (1 : ℕ) ≠ 0)).injOn]
+    Finset.sum_image (g := fun j : Fin n => (Finsupp.single j 1 : Fin n →₀ ℕ))
+      (fun j _ k _ hjk => Finsupp.single_left_injective (one_ne_zero : (1 : ℕ) ≠ 0) hjk)]
   intro α hα hαT
   obtain ⟨j, _, rfl⟩ := Finset.mem_image.mp hα
   exact hg j fun hj => hαT (Finset.mem_filter.mpr ⟨hj, deg_single j⟩)
@@ -858,7 +884,12 @@ theorem halfEncoder_support (i : Fin 1) :
   Finsupp.support_single _ (by norm_num)
 
 theorem ncSupport_halfEncoder (i : Fin 1) : ncSupport halfEncoder i = {Finsupp.single 0 1} := by
-  rw [ncSupport, halfEncoder_support, Finset.filter_singleton, if_pos (single_one_ne_zero (0 : Fin 1))]
+  rw [ncSupport, halfEncoder_support]
+  -- `Finset.filter_true_of_mem` (`Data/Finset/Filter.lean`) via `exact`: the `DecidablePred`
+  -- instance is unified with the goal's, not matched by a rewrite
+  exact Finset.filter_true_of_mem fun α hα => by
+    rw [Finset.mem_singleton.mp hα]
+    exact single_one_ne_zero (0 : Fin 1)
 
 theorem variance_halfEncoder (i : Fin 1) : variance halfEncoder i = 1 / 4 := by
   rw [variance, ncSupport_halfEncoder, Finset.sum_singleton, halfEncoder_apply, mfact_single]
@@ -874,9 +905,11 @@ theorem alignLoss_halfEncoder (ρ : ℝ) : alignLoss halfEncoder ρ = 2 * (1 / 4
 
 theorem whiteningError_halfEncoder : whiteningError halfEncoder = 3 / 4 := by
   rw [whiteningError, frob, Fin.sum_univ_one, Fin.sum_univ_one, Matrix.sub_apply, cov_diag,
-    variance_halfEncoder, Matrix.one_apply_eq,
-    show ((1 : ℝ) / 4 - 1) ^ 2 = (3 / 4) ^ 2 by norm_num]
-  exact Real.sqrt_sq (by norm_num)
+    variance_halfEncoder, Matrix.one_apply_eq]
+  -- `√x = y ↔ y * y = x` for `0 < y` (`Real.sqrt_eq_iff_mul_self_eq_of_pos`,
+  -- `Analysis/Real/Sqrt.lean`); `norm_num` then evaluates both sides, whatever form they have
+  rw [Real.sqrt_eq_iff_mul_self_eq_of_pos (by norm_num : (0 : ℝ) < 3 / 4)]
+  norm_num
 
 /-- **The paper's form of Theorem 4.3 is false without its normalisation.** For the linear
 encoder `h(z) = z / 2` in one dimension and `ρ = 9/10`: the paper's gap is
@@ -901,6 +934,338 @@ theorem paper_form_counterexample :
     rw [hD, whiteningError_halfEncoder]
     norm_num
   exact ⟨hb, fun Q => lt_of_lt_of_le hb (recoveryError_nonneg halfEncoder Q)⟩
+
+/-! ## The paper's form fails also with `δ > 0`: a near-optimal encoder, `n = 1`, `ρ = 9/10`
+
+`paper_form_counterexample` has a negative paper gap `δ`; clamping `δ` at `0` (as the authors' code
+does) would rescue it. The encoder `h = (99/100) He₁ + (2/25) He₂` has `δ > 0`, so every reading
+of `δ` (raw or clamped at `0`) gives the same `D`, and the paper's bound still fails, for every
+matrix `Q`. The reason is `tr Cov = 9929/10000 < n = 1`: the paper's `δ` subtracts `2(1-ρ)n`
+instead of `2(1-ρ) tr Cov`. -/
+
+theorem single_two_ne_single_one : (Finsupp.single 0 2 : Fin 1 →₀ ℕ) ≠ Finsupp.single 0 1 :=
+  fun h => absurd (Finsupp.single_injective (0 : Fin 1) h) (by norm_num)
+
+theorem single_two_ne_zero : (Finsupp.single 0 2 : Fin 1 →₀ ℕ) ≠ 0 :=
+  Finsupp.single_ne_zero.mpr two_ne_zero
+
+theorem deg_single_two : deg (Finsupp.single 0 2 : Fin 1 →₀ ℕ) = 2 := by
+  unfold deg
+  rw [Fin.sum_univ_one, Finsupp.single_eq_same]
+
+theorem mfact_single_two : mfact (Finsupp.single 0 2 : Fin 1 →₀ ℕ) = 2 := by
+  have h : mfact (Finsupp.single 0 2 : Fin 1 →₀ ℕ) = ((Nat.factorial 2 : ℕ) : ℝ) := by
+    unfold mfact
+    rw [Fin.prod_univ_one, Finsupp.single_eq_same]
+  rw [h]
+  norm_num [Nat.factorial_two]
+
+/-- The one-dimensional encoder `h(z) = (99/100) He₁(z) + (2/25) He₂(z)`
+(`He₁ = z`, `He₂ = z² - 1`). -/
+def nearEncoder (_ : Fin 1) : (Fin 1 →₀ ℕ) →₀ ℝ :=
+  Finsupp.single (Finsupp.single 0 1 : Fin 1 →₀ ℕ) (99 / 100 : ℝ) +
+    Finsupp.single (Finsupp.single 0 2 : Fin 1 →₀ ℕ) (2 / 25 : ℝ)
+
+theorem nearEncoder_eq (i : Fin 1) :
+    nearEncoder i = Finsupp.single (Finsupp.single 0 1 : Fin 1 →₀ ℕ) (99 / 100 : ℝ) +
+      Finsupp.single (Finsupp.single 0 2 : Fin 1 →₀ ℕ) (2 / 25 : ℝ) :=
+  rfl
+
+theorem nearEncoder_apply_one (i : Fin 1) : nearEncoder i (Finsupp.single 0 1) = 99 / 100 := by
+  rw [nearEncoder_eq, Finsupp.add_apply, Finsupp.single_eq_same,
+    Finsupp.single_eq_of_ne single_two_ne_single_one.symm]
+  norm_num
+
+theorem nearEncoder_apply_two (i : Fin 1) : nearEncoder i (Finsupp.single 0 2) = 2 / 25 := by
+  rw [nearEncoder_eq, Finsupp.add_apply, Finsupp.single_eq_of_ne single_two_ne_single_one,
+    Finsupp.single_eq_same]
+  norm_num
+
+theorem nearEncoder_apply_zero (i : Fin 1) : nearEncoder i 0 = 0 := by
+  rw [nearEncoder_eq, Finsupp.add_apply,
+    Finsupp.single_eq_of_ne (single_one_ne_zero (0 : Fin 1)).symm,
+    Finsupp.single_eq_of_ne single_two_ne_zero.symm]
+  norm_num
+
+theorem nearEncoder_support (i : Fin 1) :
+    (nearEncoder i).support = {Finsupp.single 0 1, Finsupp.single 0 2} := by
+  have h1 : (Finsupp.single (Finsupp.single 0 1 : Fin 1 →₀ ℕ) (99 / 100 : ℝ)).support =
+      {Finsupp.single 0 1} := Finsupp.support_single _ (by norm_num)
+  have h2 : (Finsupp.single (Finsupp.single 0 2 : Fin 1 →₀ ℕ) (2 / 25 : ℝ)).support =
+      {Finsupp.single 0 2} := Finsupp.support_single _ (by norm_num)
+  have hd : Disjoint (Finsupp.single (Finsupp.single 0 1 : Fin 1 →₀ ℕ) (99 / 100 : ℝ)).support
+      (Finsupp.single (Finsupp.single 0 2 : Fin 1 →₀ ℕ) (2 / 25 : ℝ)).support := by
+    rw [h1, h2]
+    exact Finset.disjoint_singleton.mpr single_two_ne_single_one.symm
+  -- `Finsupp.support_add_eq` (`Algebra/Group/Finsupp.lean`); `{a, b} = insert a {b} = {a} ∪ {b}`
+  rw [nearEncoder_eq, Finsupp.support_add_eq hd, h1, h2, Finset.insert_eq]
+
+theorem ncSupport_nearEncoder (i : Fin 1) :
+    ncSupport nearEncoder i = {Finsupp.single 0 1, Finsupp.single 0 2} := by
+  rw [ncSupport, nearEncoder_support]
+  exact Finset.filter_true_of_mem fun α hα => by
+    rcases Finset.mem_insert.mp hα with h | h
+    · subst h
+      exact single_one_ne_zero (0 : Fin 1)
+    · rw [Finset.mem_singleton] at h
+      subst h
+      exact single_two_ne_zero
+
+theorem nlSupport_nearEncoder (i : Fin 1) : nlSupport nearEncoder i = {Finsupp.single 0 2} := by
+  ext α
+  rw [nlSupport, Finset.mem_filter, nearEncoder_support, Finset.mem_insert, Finset.mem_singleton]
+  constructor
+  · rintro ⟨h | h, hd⟩
+    · subst h
+      exact absurd hd (not_two_le_deg_single (0 : Fin 1))
+    · exact h
+  · intro h
+    subst h
+    exact ⟨Or.inr rfl, le_of_eq deg_single_two.symm⟩
+
+theorem variance_nearEncoder (i : Fin 1) : variance nearEncoder i = 9929 / 10000 := by
+  rw [variance, ncSupport_nearEncoder, Finset.sum_pair single_two_ne_single_one.symm,
+    nearEncoder_apply_one, nearEncoder_apply_two, mfact_single, mfact_single_two]
+  norm_num
+
+theorem corr_nearEncoder (ρ : ℝ) (i : Fin 1) :
+    corr nearEncoder ρ i = 9801 / 10000 * ρ + 128 / 10000 * ρ ^ 2 := by
+  rw [corr, ncSupport_nearEncoder, Finset.sum_pair single_two_ne_single_one.symm,
+    nearEncoder_apply_one, nearEncoder_apply_two, mfact_single, mfact_single_two, deg_single,
+    deg_single_two]
+  ring
+
+theorem alignLoss_nearEncoder (ρ : ℝ) :
+    alignLoss nearEncoder ρ = 2 * (9929 / 10000 - (9801 / 10000 * ρ + 128 / 10000 * ρ ^ 2)) := by
+  rw [alignLoss, Fin.sum_univ_one, variance_nearEncoder, corr_nearEncoder]
+
+/-- The paper's gap is positive: `δ = L_align - 2(1-ρ)n = 221/250000`. -/
+theorem paperGap_nearEncoder : paperGap nearEncoder (9 / 10) = 221 / 250000 := by
+  rw [paperGap, alignLoss_nearEncoder]
+  norm_num
+
+/-- The trace gap `δ_tr = L_align - 2(1-ρ) tr Cov = 36/15625`. -/
+theorem traceGap_nearEncoder : traceGap nearEncoder (9 / 10) = 36 / 15625 := by
+  rw [traceGap, alignLoss_nearEncoder, trace_cov, Fin.sum_univ_one, variance_nearEncoder]
+  norm_num
+
+theorem whiteningError_nearEncoder : whiteningError nearEncoder = 71 / 10000 := by
+  rw [whiteningError, frob, Fin.sum_univ_one, Fin.sum_univ_one, Matrix.sub_apply, cov_diag,
+    variance_nearEncoder, Matrix.one_apply_eq]
+  rw [Real.sqrt_eq_iff_mul_self_eq_of_pos (by norm_num : (0 : ℝ) < 71 / 10000)]
+  norm_num
+
+theorem meanSq_nearEncoder : meanSq nearEncoder = 0 := by
+  rw [meanSq, Fin.sum_univ_one, mean, nearEncoder_apply_zero]
+  norm_num
+
+theorem nonlinEnergy_nearEncoder : nonlinEnergy nearEncoder = 8 / 625 := by
+  rw [nonlinEnergy, Fin.sum_univ_one, nlSupport_nearEncoder, Finset.sum_singleton,
+    nearEncoder_apply_two, mfact_single_two]
+  norm_num
+
+/-- The paper's right-hand side `D + (ε + D)²` with `D = 221/45000`, `ε = 71/10000`. -/
+theorem paperBound_nearEncoder :
+    normalizedGap (paperGap nearEncoder (9 / 10)) (9 / 10) +
+        (whiteningError nearEncoder + normalizedGap (paperGap nearEncoder (9 / 10)) (9 / 10)) ^ 2
+      = 40948561 / 8100000000 := by
+  have hD : normalizedGap (paperGap nearEncoder (9 / 10)) (9 / 10) = 221 / 45000 := by
+    rw [normalizedGap, paperGap_nearEncoder]
+    norm_num
+  rw [hD, whiteningError_nearEncoder]
+  norm_num
+
+/-- The corrected right-hand side `‖μ‖² + D_tr + (ε + D_tr)²` with `D_tr = 8/625`. -/
+theorem correctedBound_nearEncoder :
+    meanSq nearEncoder + normalizedGap (traceGap nearEncoder (9 / 10)) (9 / 10) +
+        (whiteningError nearEncoder + normalizedGap (traceGap nearEncoder (9 / 10)) (9 / 10)) ^ 2
+      = 1319601 / 100000000 := by
+  have hD : normalizedGap (traceGap nearEncoder (9 / 10)) (9 / 10) = 8 / 625 := by
+    rw [normalizedGap, traceGap_nearEncoder]
+    norm_num
+  rw [hD, whiteningError_nearEncoder, meanSq_nearEncoder]
+  norm_num
+
+/-- The recovery error against any matrix `Q`: `(99/100 - Q₀₀)² + 8/625`. -/
+theorem recoveryError_nearEncoder (Q : Matrix (Fin 1) (Fin 1) ℝ) :
+    recoveryError nearEncoder Q = (99 / 100 - Q 0 0) ^ 2 + 8 / 625 := by
+  rw [recoveryError_eq, meanSq_nearEncoder, nonlinEnergy_nearEncoder, frob_sq, Fin.sum_univ_one,
+    Fin.sum_univ_one, Matrix.sub_apply, linearPart_apply, nearEncoder_apply_one]
+  ring
+
+/-- Every `Q ∈ O(1)` has `Q₀₀² = 1`, so its recovery error is at least `129/10000`
+(attained at `Q = 1`; `Q = -1` gives `39729/10000`). -/
+theorem recoveryError_nearEncoder_ge {Q : Matrix (Fin 1) (Fin 1) ℝ}
+    (hQ : Q ∈ Matrix.orthogonalGroup (Fin 1) ℝ) : 129 / 10000 ≤ recoveryError nearEncoder Q := by
+  have hq : Q 0 0 * Q 0 0 = 1 := by
+    have h := congrFun (congrFun (Matrix.mem_orthogonalGroup_iff.mp hQ) 0) 0
+    rw [Matrix.mul_apply, Fin.sum_univ_one, Matrix.transpose_apply, Matrix.one_apply_eq] at h
+    exact h
+  rw [recoveryError_nearEncoder]
+  nlinarith [sq_nonneg (Q 0 0 - 1), hq]
+
+/-- **The paper's form of Theorem 4.3 fails for a near-optimal encoder with `δ > 0`.**
+For `h = (99/100) He₁ + (2/25) He₂` in one dimension and `ρ = 9/10`: the paper's gap
+`δ = L_align - 2(1-ρ)n = 221/250000` is positive (so clamping `δ` at `0` changes nothing),
+`D = 221/45000 ≈ 0.0049`, `ε = 71/10000`, and the paper's right-hand side
+`D + (ε + D)² = 40948561/8100000000 ≈ 0.00506` is below the recovery error against *every*
+matrix `Q` (the error is at least the nonlinear energy `N = 8/625 = 0.0128`); for `Q ∈ O(1)` it
+is at least `129/10000` (`Q = 1`). The corrected bound of `approximate_identifiability` holds:
+`‖μ‖² + D_tr + (ε + D_tr)² = 1319601/100000000 ≈ 0.0132 ≥ 129/10000`. The failure comes from
+`tr Cov = 9929/10000 < n`. -/
+theorem paper_form_counterexample_pos_delta :
+    0 < paperGap nearEncoder (9 / 10) ∧
+    normalizedGap (paperGap nearEncoder (9 / 10)) (9 / 10) +
+        (whiteningError nearEncoder + normalizedGap (paperGap nearEncoder (9 / 10)) (9 / 10)) ^ 2
+      < 51 / 10000 ∧
+    (∀ Q : Matrix (Fin 1) (Fin 1) ℝ,
+      normalizedGap (paperGap nearEncoder (9 / 10)) (9 / 10) +
+          (whiteningError nearEncoder + normalizedGap (paperGap nearEncoder (9 / 10)) (9 / 10)) ^ 2
+        < recoveryError nearEncoder Q) ∧
+    (∀ Q ∈ Matrix.orthogonalGroup (Fin 1) ℝ, 129 / 10000 ≤ recoveryError nearEncoder Q) ∧
+    recoveryError nearEncoder 1 = 129 / 10000 ∧
+    recoveryError nearEncoder 1 ≤
+      meanSq nearEncoder + normalizedGap (traceGap nearEncoder (9 / 10)) (9 / 10) +
+        (whiteningError nearEncoder +
+          normalizedGap (traceGap nearEncoder (9 / 10)) (9 / 10)) ^ 2 := by
+  have h1 : recoveryError nearEncoder 1 = 129 / 10000 := by
+    rw [recoveryError_nearEncoder, Matrix.one_apply_eq]
+    norm_num
+  refine ⟨?_, ?_, fun Q => ?_, fun Q hQ => recoveryError_nearEncoder_ge hQ, h1, ?_⟩
+  · rw [paperGap_nearEncoder]
+    norm_num
+  · rw [paperBound_nearEncoder]
+    norm_num
+  · rw [paperBound_nearEncoder, recoveryError_nearEncoder]
+    nlinarith [sq_nonneg (99 / 100 - Q 0 0)]
+  · rw [correctedBound_nearEncoder, h1]
+    norm_num
+
+/-! ## Non-vacuity: an orthogonal linear encoder meets every hypothesis, with equality
+
+For `U ∈ O(n)` the encoder `h(z) = U z` has the coefficients `linCoeff U` (`U i j` at `e_j`). It has
+mean `0`, variance `1` in every component (the hypotheses of
+`approximate_identifiability_paper_form`), evaluates to `z ↦ U z`, has recovery error `0` against
+`Q = U`, and both right-hand sides (paper form and corrected form) are `0`: the bound is
+attained. -/
+
+theorem frob_zero : frob (0 : Matrix (Fin n) (Fin n) ℝ) = 0 := by
+  have h : ∑ i, ∑ j, (0 : Matrix (Fin n) (Fin n) ℝ) i j ^ 2 = 0 :=
+    Finset.sum_eq_zero fun i _ => Finset.sum_eq_zero fun j _ => by
+      rw [Matrix.zero_apply]
+      ring
+  rw [frob, h]
+  exact Real.sqrt_zero
+
+theorem linCoeff_of_two_le_deg (U : Matrix (Fin n) (Fin n) ℝ) (i : Fin n) {α : Fin n →₀ ℕ}
+    (hα : 2 ≤ deg α) : linCoeff U i α = 0 :=
+  linCoeff_of_deg_ne_one U i (by omega)
+
+theorem linearPart_linCoeff (U : Matrix (Fin n) (Fin n) ℝ) : linearPart (linCoeff U) = U := by
+  ext i j
+  rw [linearPart_apply, linCoeff_single]
+
+theorem encoderEval_linCoeff (U : Matrix (Fin n) (Fin n) ℝ) (z : Fin n → ℝ) :
+    encoderEval (linCoeff U) z = Matrix.mulVec U z := by
+  rw [encoderEval_eq_mulVec (linCoeff U) (fun i => linCoeff_zero U i)
+    (fun i _ hα => linCoeff_of_two_le_deg U i hα), linearPart_linCoeff]
+
+theorem cov_linCoeff {U : Matrix (Fin n) (Fin n) ℝ} (hU : U ∈ Matrix.orthogonalGroup (Fin n) ℝ) :
+    cov (linCoeff U) = 1 := by
+  rw [← mul_transpose_linearPart_eq_cov (linCoeff U) (fun i => linCoeff_zero U i)
+    (fun i _ hα => linCoeff_of_two_le_deg U i hα), linearPart_linCoeff]
+  exact Matrix.mem_orthogonalGroup_iff.mp hU
+
+theorem variance_linCoeff {U : Matrix (Fin n) (Fin n) ℝ}
+    (hU : U ∈ Matrix.orthogonalGroup (Fin n) ℝ) (i : Fin n) : variance (linCoeff U) i = 1 := by
+  rw [variance_eq_cov_self, cov_linCoeff hU]
+  exact Matrix.one_apply_eq i
+
+theorem nonlinEnergy_linCoeff (U : Matrix (Fin n) (Fin n) ℝ) : nonlinEnergy (linCoeff U) = 0 := by
+  rw [nonlinEnergy]
+  refine Finset.sum_eq_zero fun i _ => Finset.sum_eq_zero fun α hα => ?_
+  have h2 : 2 ≤ deg α := (Finset.mem_filter.mp hα).2
+  rw [linCoeff_of_two_le_deg U i h2]
+  ring
+
+theorem meanSq_linCoeff (U : Matrix (Fin n) (Fin n) ℝ) : meanSq (linCoeff U) = 0 := by
+  rw [meanSq]
+  exact Finset.sum_eq_zero fun i _ => by
+    rw [mean, linCoeff_zero]
+    norm_num
+
+theorem whiteningError_linCoeff {U : Matrix (Fin n) (Fin n) ℝ}
+    (hU : U ∈ Matrix.orthogonalGroup (Fin n) ℝ) : whiteningError (linCoeff U) = 0 := by
+  rw [whiteningError, cov_linCoeff hU, sub_self]
+  exact frob_zero
+
+theorem recoveryError_linCoeff_self (U : Matrix (Fin n) (Fin n) ℝ) :
+    recoveryError (linCoeff U) U = 0 := by
+  have hz : frob (U - U) = 0 := by
+    rw [sub_self]
+    exact frob_zero
+  rw [recoveryError_eq, meanSq_linCoeff, nonlinEnergy_linCoeff, linearPart_linCoeff, hz]
+  ring
+
+/-- For an orthogonal linear encoder the alignment loss is exactly `2(1-ρ)n`, so both gaps
+vanish. -/
+theorem gaps_linCoeff {U : Matrix (Fin n) (Fin n) ℝ} (hU : U ∈ Matrix.orthogonalGroup (Fin n) ℝ)
+    {ρ : ℝ} (h0 : 0 < ρ) (h1 : ρ < 1) :
+    paperGap (linCoeff U) ρ = 0 ∧ traceGap (linCoeff U) ρ = 0 := by
+  have hA : alignLoss (linCoeff U) ρ = 2 * (1 - ρ) * (n : ℝ) :=
+    (alignLoss_eq_iff (linCoeff U) h0 h1 (variance_linCoeff hU)).mpr
+      fun i _ hα => linCoeff_of_two_le_deg U i hα
+  have htr : Matrix.trace (cov (linCoeff U)) = (n : ℝ) := by
+    rw [cov_linCoeff hU, Matrix.trace_one, Fintype.card_fin]
+  refine ⟨?_, ?_⟩
+  · rw [paperGap, hA]
+    ring
+  · rw [traceGap, hA, htr]
+    ring
+
+/-- **Non-vacuity of `approximate_identifiability_paper_form`.** Every orthogonal linear encoder
+`h(z) = U z` (`U ∈ O(n)`) meets its hypotheses (`0 < ρ < 1` given, mean `0`, variance `1`), is the
+intended object (`encoderEval (linCoeff U) z = U z`), and attains the bound with equality at
+`Q = U`: recovery error `0` and right-hand side `D + (ε + D)² = 0`. -/
+theorem approximate_identifiability_paper_form_witness {U : Matrix (Fin n) (Fin n) ℝ}
+    (hU : U ∈ Matrix.orthogonalGroup (Fin n) ℝ) {ρ : ℝ} (h0 : 0 < ρ) (h1 : ρ < 1) :
+    (∀ i, mean (linCoeff U) i = 0) ∧ (∀ i, variance (linCoeff U) i = 1) ∧
+      (∀ z, encoderEval (linCoeff U) z = Matrix.mulVec U z) ∧
+      recoveryError (linCoeff U) U = 0 ∧
+      normalizedGap (paperGap (linCoeff U) ρ) ρ +
+        (whiteningError (linCoeff U) + normalizedGap (paperGap (linCoeff U) ρ) ρ) ^ 2 = 0 := by
+  refine ⟨fun i => linCoeff_zero U i, variance_linCoeff hU, encoderEval_linCoeff U,
+    recoveryError_linCoeff_self U, ?_⟩
+  rw [(gaps_linCoeff hU h0 h1).1, whiteningError_linCoeff hU, normalizedGap, zero_div]
+  ring
+
+/-- **Non-vacuity of `approximate_identifiability`.** For an orthogonal linear encoder the
+corrected right-hand side `‖μ‖² + D_tr + (ε + D_tr)²` is `0` and the recovery error against `Q = U`
+is `0`: the bound is attained. (`paper_form_counterexample_pos_delta` gives a nonlinear encoder
+where it holds strictly: `129/10000 ≤ 1319601/100000000`.) -/
+theorem approximate_identifiability_witness {U : Matrix (Fin n) (Fin n) ℝ}
+    (hU : U ∈ Matrix.orthogonalGroup (Fin n) ℝ) {ρ : ℝ} (h0 : 0 < ρ) (h1 : ρ < 1) :
+    recoveryError (linCoeff U) U = 0 ∧
+      meanSq (linCoeff U) + normalizedGap (traceGap (linCoeff U) ρ) ρ +
+        (whiteningError (linCoeff U) + normalizedGap (traceGap (linCoeff U) ρ) ρ) ^ 2 = 0 := by
+  refine ⟨recoveryError_linCoeff_self U, ?_⟩
+  rw [meanSq_linCoeff, (gaps_linCoeff hU h0 h1).2, whiteningError_linCoeff hU, normalizedGap,
+    zero_div]
+  ring
+
+/-- **Non-vacuity of the Procrustes bound `exists_orthogonal_frob_sub_le`.** For `U ∈ O(n)` the
+right-hand side `‖UᵀU - 1‖_F` is `0`, so the lemma returns an orthogonal `Q` at distance `0`
+(`Q = U`); for `h = nearEncoder` (`A = 99/100`) it is the `Q = 1` of
+`paper_form_counterexample_pos_delta`. -/
+theorem exists_orthogonal_frob_sub_le_witness {U : Matrix (Fin n) (Fin n) ℝ}
+    (hU : U ∈ Matrix.orthogonalGroup (Fin n) ℝ) :
+    frob (Uᵀ * U - 1) = 0 ∧ ∃ Q ∈ Matrix.orthogonalGroup (Fin n) ℝ, frob (U - Q) = 0 := by
+  have h0 : frob (Uᵀ * U - 1) = 0 := by
+    rw [Matrix.mem_orthogonalGroup_iff'.mp hU, sub_self]
+    exact frob_zero
+  obtain ⟨Q, hQ, hle⟩ := exists_orthogonal_frob_sub_le U
+  rw [h0] at hle
+  exact ⟨h0, Q, hQ, le_antisymm hle (frob_nonneg _)⟩
 
 end
 

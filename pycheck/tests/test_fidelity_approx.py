@@ -63,8 +63,9 @@ def model(idx: np.ndarray, c: np.ndarray, rho: float) -> dict:
     delta_n = L - 2 * (1 - rho) * n
     eps = float(np.linalg.norm(cov - np.eye(n)))
     s = 2 * rho * (1 - rho)
-    return dict(n=n, deg=deg, af=af, mu=mu, A=A, cov=cov, C_N=C_N, N=N, L=L, eps=eps,
-                delta_tr=delta_tr, delta_n=delta_n, D_tr=ldiv(delta_tr, s), D_n=ldiv(delta_n, s))
+    return {"n": n, "deg": deg, "af": af, "mu": mu, "A": A, "cov": cov, "C_N": C_N, "N": N, "L": L,
+            "eps": eps, "delta_tr": delta_tr, "delta_n": delta_n, "D_tr": ldiv(delta_tr, s),
+            "D_n": ldiv(delta_n, s)}
 
 
 def err_coeff(idx: np.ndarray, c: np.ndarray, Q: np.ndarray) -> float:
@@ -274,3 +275,138 @@ def test_paper_form_needs_unit_variance_and_needs_zero_mean() -> None:
     rng = np.random.default_rng(1)
     for Q in [polar(m["A"])] + [np.linalg.qr(rng.standard_normal((2, 2)))[0] for _ in range(20)]:
         assert err_coeff(idx, c, Q) > r
+
+
+# ------------------------------------------------------------------------------ the paper's form fails with delta > 0
+# (Lean: Lejepa.Approx.paper_form_counterexample_pos_delta and the lemmas it is assembled from)
+
+def _exact_population(a, b, rho) -> dict:
+    """Exact population quantities of the evaluated encoder h(z) = a He_1(z) + b He_2(z) (n = 1) under
+    z ~ N(0, 1), z' = rho z + sqrt(1 - rho^2) eta: the polynomial is expanded in (z, eta) by sympy and
+    every monomial z^i eta^j is replaced by E[z^i] E[eta^j] (pycheck.quadrature.gaussian_moment). No
+    Hermite-coefficient formula is used, so this ties the Lean coefficient-model numbers to E[...]."""
+    import sympy as sp
+
+    from pycheck.hermite import hermite_e_sympy
+    from pycheck.quadrature import gaussian_moment
+
+    z, eta = sp.symbols("z eta")
+    a, b, rho = sp.sympify(a), sp.sympify(b), sp.sympify(rho)  # exact (strings such as "99/100")
+
+    def E(expr) -> sp.Expr:
+        p = sp.Poly(sp.expand(expr), z, eta)
+        return sp.expand(sum(c * gaussian_moment(i) * gaussian_moment(j) for (i, j), c in p.terms()))
+
+    def h(x):
+        return a * hermite_e_sympy(1, z).subs(z, x) + b * hermite_e_sympy(2, z).subs(z, x)
+
+    zp = rho * z + sp.sqrt(1 - rho ** 2) * eta
+    mu = E(h(z))
+    var = E(h(z) ** 2) - mu ** 2
+    L = E((h(zp) - h(z)) ** 2)
+    s = 2 * rho * (1 - rho)
+    delta_n, delta_tr = L - 2 * (1 - rho), L - 2 * (1 - rho) * var
+    D, D_tr = delta_n / s, delta_tr / s
+    D_clamped = sp.Max(delta_n, 0) / s
+    eps = sp.Abs(var - 1)  # ||Cov - I||_F for n = 1
+    err = {q: E((h(z) - q * z) ** 2) for q in (1, -1)}  # O(1) = {+1, -1}
+    return {"mu": mu, "var": var, "L": L, "delta_n": delta_n, "delta_tr": delta_tr, "D": D,
+            "D_tr": D_tr, "D_clamped": D_clamped, "eps": eps, "err": err,
+            "paper": D + (eps + D) ** 2, "paper_clamped": D_clamped + (eps + D_clamped) ** 2,
+            "corrected": mu ** 2 + D_tr + (eps + D_tr) ** 2}
+
+
+def test_paper_form_fails_with_positive_delta_exact() -> None:
+    """`paper_form_counterexample_pos_delta`: h = (99/100) He_1 + (2/25) He_2, rho = 9/10. Every number
+    stated in Lean is recomputed exactly from the evaluated polynomial. delta_n > 0, so clamping delta
+    at 0 (the authors' code) changes nothing; n = 1, so a per-dimension mean of the loss equals our sum.
+    The paper's right-hand side (~0.00506) is below err(Q) for both Q in O(1) and even below the
+    nonlinear energy N = 8/625 (a lower bound on err(Q) for every Q); the corrected bound (~0.0132)
+    holds. The gap: tr Cov = 9929/10000 < n = 1."""
+    from sympy import Rational as R
+
+    m = _exact_population("99/100", "2/25", "9/10")
+    assert m["mu"] == 0
+    assert m["var"] == R(9929, 10000) < 1                                # tr Cov < n
+    assert m["L"] == R(50221, 250000)                                    # alignLoss_nearEncoder
+    assert m["delta_n"] == R(221, 250000) > 0                            # paperGap_nearEncoder
+    assert m["D"] == m["D_clamped"] == R(221, 45000)
+    assert m["eps"] == R(71, 10000)                                      # whiteningError_nearEncoder
+    assert m["paper"] == m["paper_clamped"] == R(40948561, 8100000000)   # paperBound_nearEncoder
+    assert m["paper"] < R(51, 10000)
+    assert m["err"][1] == R(129, 10000) and m["err"][-1] == R(39729, 10000)
+    N = R(8, 625)                                                        # nonlinEnergy_nearEncoder
+    assert min(m["err"].values()) == m["err"][1] >= N > m["paper"]
+    assert m["delta_tr"] == R(36, 15625) and m["D_tr"] == N              # traceGap_nearEncoder
+    assert m["corrected"] == R(1319601, 100000000)                       # correctedBound_nearEncoder
+    assert m["err"][1] <= m["corrected"]
+
+
+def test_pos_delta_counterexample_coefficient_model_and_quadrature_agree() -> None:
+    """The same encoder in this file's coefficient model and by Gauss-Hermite quadrature of
+    pycheck.bounds.HermiteEncoder (floats): the Lean numbers are those of the real random objects."""
+    idx, c = np.array([[1], [2]]), np.array([[0.99], [0.08]])
+    m = model(idx, c, 0.9)
+    assert (m["delta_n"], m["D_n"], m["eps"], m["N"]) == pytest.approx(
+        (221 / 250000, 221 / 45000, 71 / 10000, 8 / 625), abs=1e-14)
+    assert rhs(m, with_mean=False, delta="n") == pytest.approx(40948561 / 8100000000, abs=1e-14)
+    assert rhs(m) == pytest.approx(1319601 / 100000000, abs=1e-14)
+    for q, want in ((1.0, 129 / 10000), (-1.0, 39729 / 10000)):
+        Q = np.array([[q]])
+        assert err_coeff(idx, c, Q) == pytest.approx(want, abs=1e-14)
+        quad = quadrature_values(HermiteEncoder(idx, c), 0.9, Q=Q)
+        assert quad["err"] == pytest.approx(want, abs=1e-12)
+        assert quad["L"] == pytest.approx(50221 / 250000, abs=1e-12)
+        assert quad["cov"][0, 0] == pytest.approx(9929 / 10000, abs=1e-12)
+    assert best_err_n1(idx, c) > rhs(m, with_mean=False, delta="n")
+    assert best_err_n1(idx, c) <= rhs(m)
+
+
+def test_pos_delta_counterexample_needs_the_nonlinear_part_and_trcov_lt_n() -> None:
+    """What makes the counterexample work (so a wrong Lean statement would be caught): dropping the
+    He_2 term (h = 0.99 z) gives delta_n < 0, and with delta clamped at 0 the paper's form then holds;
+    rescaling h to unit variance (tr Cov = n) makes the paper's form hold, as
+    `approximate_identifiability_paper_form` says."""
+    import sympy as sp
+
+    lin = _exact_population("99/100", "0", "9/10")
+    assert lin["delta_n"] < 0
+    assert min(lin["err"].values()) <= lin["paper_clamped"]
+    assert min(lin["err"].values()) > lin["paper"]  # unclamped it fails: the h = z/2 mechanism
+    var = _exact_population("99/100", "2/25", "9/10")["var"]
+    k = 1 / sp.sqrt(var)
+    unit = _exact_population(k * sp.Rational(99, 100), k * sp.Rational(2, 25), "9/10")
+    assert sp.simplify(unit["var"] - 1) == 0 and unit["eps"] == 0
+    assert sp.simplify(unit["delta_n"] - unit["delta_tr"]) == 0
+    gap = unit["paper"] - min(unit["err"].values(), key=lambda e: float(e))
+    assert float(gap) > 1e-4  # holds with room (about 1.2e-4), not by rounding
+
+
+# ------------------------------------------------------------------------------ non-vacuity witnesses
+
+@given(n=st.integers(1, 3), seed=st.integers(0, 2**16), rho=st.floats(0.02, 0.98))
+@HYP
+def test_orthogonal_linear_encoder_attains_both_bounds(n: int, seed: int, rho: float) -> None:
+    """`approximate_identifiability_witness`, `approximate_identifiability_paper_form_witness`,
+    `exists_orthogonal_frob_sub_le_witness`: for U in O(n) the encoder with coefficients U_ij at e_j
+    evaluates to z -> Uz, has mean 0 and unit variances, both gaps and eps vanish, err(U) = 0 and both
+    right-hand sides are 0 (the bound is attained); ||U^T U - I|| = 0. A scaled U (1.1 U, not orthogonal)
+    breaks the variance hypothesis and gives err > 0 against every orthogonal Q tried."""
+    rng = np.random.default_rng(seed)
+    U, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    idx = np.eye(n, dtype=int)
+    c = U.T.copy()  # row k: the coefficient vector at alpha = e_k, i.e. column k of U
+    enc = HermiteEncoder(idx, c)
+    Z = rng.standard_normal((5, n))
+    np.testing.assert_allclose(enc(Z), Z @ U.T, atol=1e-12)
+    m = model(idx, c, rho)
+    assert np.all(m["mu"] == 0)
+    np.testing.assert_allclose(m["cov"], np.eye(n), atol=1e-12)
+    assert abs(m["delta_n"]) < 1e-12 and abs(m["delta_tr"]) < 1e-12 and m["eps"] < 1e-12
+    assert err_coeff(idx, c, U) < 1e-24
+    assert rhs(m) < 1e-12 and rhs(m, with_mean=False, delta="n") < 1e-12
+    assert np.linalg.norm(U.T @ U - np.eye(n)) < 1e-12
+    bad = model(idx, 1.1 * c, rho)
+    assert np.all(np.abs(bad["cov"].diagonal() - 1.21) < 1e-12)
+    for Q in [polar(1.1 * U), U] + [np.linalg.qr(rng.standard_normal((n, n)))[0] for _ in range(5)]:
+        assert err_coeff(idx, 1.1 * c, Q) >= 0.01 * n - 1e-12
