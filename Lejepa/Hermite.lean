@@ -232,7 +232,8 @@ theorem deg_ne_zero {α : Fin n →₀ ℕ} (hα : α ≠ 0) : deg α ≠ 0 := b
   intro h
   apply hα
   have h' : ∑ j, α j = 0 := h
-  have hall := (Finset.sum_eq_zero_iff_of_nonneg (fun j _ => Nat.zero_le (α j))).mp h'
+  -- in `ℕ` (only additive unit `0`) a sum vanishes iff every term does: the `ℕ` form
+  have hall : ∀ j ∈ (Finset.univ : Finset (Fin n)), α j = 0 := Finset.sum_eq_zero_iff.mp h'
   exact Finsupp.ext (fun j => by rw [Finsupp.zero_apply]; exact hall j (Finset.mem_univ j))
 
 /-- A multi-index of total degree one is some `single j 1`. -/
@@ -252,7 +253,8 @@ theorem exists_eq_single_of_deg_eq_one {α : Fin n →₀ ℕ} (h : deg α = 1) 
     omega
   · rw [Finsupp.single_eq_of_ne hk]
     have hk' : α k ≤ ∑ x ∈ Finset.univ.erase j, α x :=
-      Finset.single_le_sum_of_canonicallyOrdered (Finset.mem_erase.mpr ⟨hk, Finset.mem_univ k⟩)
+      Finset.single_le_sum_of_canonicallyOrdered (f := fun x => α x)
+        (Finset.mem_erase.mpr ⟨hk, Finset.mem_univ k⟩)
     omega
 
 theorem mfact_pos (α : Fin n →₀ ℕ) : 0 < mfact α := by
@@ -334,9 +336,15 @@ degrees that occur). -/
 theorem corr_eq_sum_weight (ρ : ℝ) (i : Fin n) :
     corr c ρ i = ∑ d ∈ (ncSupport c i).image deg, weight c i d * ρ ^ d := by
   unfold corr weight
-  rw [← Finset.sum_fiberwise_of_maps_to
-    (fun α (hα : α ∈ ncSupport c i) => Finset.mem_image_of_mem deg hα)]
-  refine Finset.sum_congr rfl (fun d _ => ?_)
+  -- the fibre decomposition, with the summand given explicitly and the statement written out
+  -- (so that the rewritten goal contains no beta-redex from the lemma's `f i`)
+  have hfib : ∑ d ∈ (ncSupport c i).image deg,
+        ∑ α ∈ (ncSupport c i).filter (fun α => deg α = d), (c i α) ^ 2 * mfact α * ρ ^ deg α =
+      ∑ α ∈ ncSupport c i, (c i α) ^ 2 * mfact α * ρ ^ deg α :=
+    Finset.sum_fiberwise_of_maps_to
+      (fun α (hα : α ∈ ncSupport c i) => Finset.mem_image_of_mem deg hα)
+      (fun α => (c i α) ^ 2 * mfact α * ρ ^ deg α)
+  refine hfib.symm.trans (Finset.sum_congr rfl (fun d _ => ?_))
   rw [Finset.sum_mul]
   refine Finset.sum_congr rfl (fun α hα => ?_)
   rw [(Finset.mem_filter.mp hα).2]
@@ -346,7 +354,15 @@ theorem variance_eq_sum_weight (i : Fin n) :
     variance c i = ∑ d ∈ (ncSupport c i).image deg, weight c i d := by
   unfold variance weight
   exact (Finset.sum_fiberwise_of_maps_to
-    (fun α (hα : α ∈ ncSupport c i) => Finset.mem_image_of_mem deg hα) _).symm
+    (fun α (hα : α ∈ ncSupport c i) => Finset.mem_image_of_mem deg hα)
+    (fun α => (c i α) ^ 2 * mfact α)).symm
+
+/-- `∑ᵢ x = n x` over `Fin n`, with the cast `(n : ℝ)` as elaborated here: the cast produced by
+`nsmul_eq_mul` (through `NonAssocSemiring`) is matched to ours by `exact` at default transparency,
+so that `ring` later sees a single cast atom. -/
+theorem sum_const_fin (x : ℝ) : ∑ _i : Fin n, x = (n : ℝ) * x := by
+  rw [Finset.sum_const, Finset.card_fin]
+  exact nsmul_eq_mul n x
 
 /-- The per-component gap: `∑_{α ≠ 0} 2 c² α! (ρ - ρ^|α|) = 2ρ Var_i - 2 Corr_i`. -/
 theorem sum_gap_eq (ρ : ℝ) (i : Fin n) :
@@ -363,7 +379,7 @@ theorem alignLoss_sub_eq (ρ : ℝ) (hvar : ∀ i, variance c i = 1) :
       = ∑ i, ∑ α ∈ ncSupport c i, 2 * (c i α) ^ 2 * mfact α * (ρ - ρ ^ deg α) := by
   calc alignLoss c ρ - 2 * (1 - ρ) * (n : ℝ)
       = ∑ i, (2 * (variance c i - corr c ρ i) - 2 * (1 - ρ)) := by
-        rw [Finset.sum_sub_distrib, Finset.sum_const, Finset.card_fin, nsmul_eq_mul]
+        rw [Finset.sum_sub_distrib, sum_const_fin]
         unfold alignLoss
         ring
     _ = ∑ i, ∑ α ∈ ncSupport c i, 2 * (c i α) ^ 2 * mfact α * (ρ - ρ ^ deg α) := by
