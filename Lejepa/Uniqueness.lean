@@ -113,7 +113,7 @@ theorem hasDerivAt_of_eq_mul_exp {p : ℝ → ℝ} {a b : ℝ}
     rw [hform z]
     ring
   have heq : p =ᶠ[nhds z] (fun y => p 0 * Real.exp (a * y ^ 2 / 2 + b * y)) :=
-    Filter.Eventually.of_forall hform
+    Filter.EventuallyEq.of_eq (funext hform)
   exact h.congr_of_eventuallyEq heq
 
 /-- A function bounded below by `c > 0` on a measurable set of infinite Lebesgue measure is not
@@ -179,9 +179,15 @@ theorem gaussianPDFReal_eq_mul_exp (μ : ℝ) (v : ℝ≥0) {a b : ℝ} (hv : (v
       -((0 : ℝ) - μ) ^ 2 / (2 * (v : ℝ)) + (a * z ^ 2 / 2 + b * z) := by
     linear_combination (-(z ^ 2 / 2) * (v : ℝ)⁻¹) * ha + (-(z * (v : ℝ)⁻¹)) * hb +
       (z ^ 2 / 2 * a + z * b) * hinv
-  rw [gaussianPDFReal, gaussianPDFReal, key,
-    Real.exp_add (-((0 : ℝ) - μ) ^ 2 / (2 * (v : ℝ))) (a * z ^ 2 / 2 + b * z)]
-  ring
+  -- Unfold `gaussianPDFReal` by `rfl` (default transparency) into a form written here, so that
+  -- `key` is rewritten in a term this file elaborated, not in Mathlib's unfolded body.
+  calc gaussianPDFReal μ v z
+      = (Real.sqrt (2 * Real.pi * v))⁻¹ * Real.exp (-(z - μ) ^ 2 / (2 * (v : ℝ))) := rfl
+    _ = (Real.sqrt (2 * Real.pi * v))⁻¹ * (Real.exp (-((0 : ℝ) - μ) ^ 2 / (2 * (v : ℝ))) *
+          Real.exp (a * z ^ 2 / 2 + b * z)) := by
+        rw [key, Real.exp_add (-((0 : ℝ) - μ) ^ 2 / (2 * (v : ℝ))) (a * z ^ 2 / 2 + b * z)]
+    _ = gaussianPDFReal μ v 0 * Real.exp (a * z ^ 2 / 2 + b * z) :=
+        (mul_assoc _ _ _).symm
 
 /-- A normalized `p 0 · exp (a z²/2 + b z)` is the Gaussian density with mean `μ` and variance
 `v`, where `a v = -1` and `b v = μ`. -/
@@ -200,7 +206,7 @@ theorem eq_gaussianPDFReal_of_eq_mul_exp' {p : ℝ → ℝ} {a b μ : ℝ} {v : 
     linear_combination (-(p 0) * Real.exp (a * y ^ 2 / 2 + b * y)) * hg0inv
   have hint' : ∫ y, p y = p 0 / gaussianPDFReal μ v 0 := by
     calc ∫ y, p y = ∫ y, p 0 / gaussianPDFReal μ v 0 * gaussianPDFReal μ v y :=
-          integral_congr_ae (Filter.Eventually.of_forall fun y => hpg y)
+          integral_congr_ae (Filter.EventuallyEq.of_eq (funext hpg))
       _ = p 0 / gaussianPDFReal μ v 0 * ∫ y, gaussianPDFReal μ v y := integral_const_mul _ _
       _ = p 0 / gaussianPDFReal μ v 0 := by
           rw [integral_gaussianPDFReal_eq_one μ hv, mul_one]
