@@ -142,9 +142,9 @@ theorem encoded_planning_eq (Q : E ≃ₗᵢ[ℝ] E) (f : E → A → E) (ℓ : 
     optimalPlans (latentDyn ⇑Q ⇑Q.symm f) ℓ T (Q z0) = optimalPlans f ℓ T z0 := by
   have hQ : ∀ z : E, Q.symm (Q z) = z := fun z => Q.symm_apply_apply z
   exact ⟨fun a t => rollout_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) f hQ z0 a t,
-    fun a => totalCost_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) f hQ hℓ T z0 a,
-    optimalValue_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) f hQ hℓ T z0,
-    optimalPlans_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) f hQ hℓ T z0⟩
+    fun a => totalCost_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) (ℓhat := ℓ) (ℓ := ℓ) f hQ hℓ T z0 a,
+    optimalValue_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) (ℓhat := ℓ) (ℓ := ℓ) f hQ hℓ T z0,
+    optimalPlans_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) (ℓhat := ℓ) (ℓ := ℓ) f hQ hℓ T z0⟩
 
 /-- Distance to a goal `g`: `ℓ_g (z, a) = ‖z - g‖`. -/
 def goalDistCost (g : E) (z : E) (_a : A) : ℝ := ‖z - g‖
@@ -198,8 +198,12 @@ theorem goalDist_planning_eq (Q : E ≃ₗᵢ[ℝ] E) (f : E → A → E) (g : E
   have hQ : ∀ z : E, Q.symm (Q z) = z := fun z => Q.symm_apply_apply z
   have hℓ : ∀ (z : E) (a : A), goalDistCost (Q g) (Q z) a = goalDistCost g z a :=
     fun z a => goalDistCost_encoded Q g z a
-  exact ⟨optimalValue_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) f hQ hℓ T z0,
-    optimalPlans_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) f hQ hℓ T z0⟩
+  -- `ℓhat` and `ℓ` are given explicitly: `?ℓhat (Q z) a =?= goalDistCost (Q g) (Q z) a` is not a
+  -- pattern and would otherwise be solved only by first-order approximation
+  exact ⟨optimalValue_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) (ℓhat := goalDistCost (Q g))
+      (ℓ := goalDistCost g) f hQ hℓ T z0,
+    optimalPlans_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) (ℓhat := goalDistCost (Q g))
+      (ℓ := goalDistCost g) f hQ hℓ T z0⟩
 
 /-- The isotropic LQR cost satisfies the hypothesis of `encoded_planning_eq`, so latent and
 true LQR planning agree (value and optimal plans). -/
