@@ -297,6 +297,39 @@ theorem card_le_integral_frobSq {n : ℕ} (hn : 0 < n) (J : Ω → Matrix (Fin n
     (F := fun ω => ∑ i, ∑ j, J ω i j ^ 2) (fun ω => abs_pos.mpr (hdet ω))
     (fun ω => card_mul_abs_det_rpow_le_frobSq hn (J ω)) hlog hlog0 hpow hF
 
+/-! ### Non-vacuity: the identity Jacobian `J ≡ 1` meets every hypothesis, with equality -/
+
+/-- `∑ᵢⱼ 1ᵢⱼ² = n`: the identity is orthogonal, so `frobSq_eq_card_iff` gives the value. -/
+theorem frobSq_one (n : ℕ) : ∑ i, ∑ j, (1 : Matrix (Fin n) (Fin n) ℝ) i j ^ 2 = n := by
+  have hdet : |(1 : Matrix (Fin n) (Fin n) ℝ).det| = 1 := by
+    rw [Matrix.det_one, abs_one]
+  refine (frobSq_eq_card_iff (1 : Matrix (Fin n) (Fin n) ℝ) hdet).mpr ?_
+  rw [Matrix.transpose_one, mul_one]
+
+/-- **Non-vacuity of `card_le_integral_frobSq`.** On any probability space, the constant family
+`J ω = 1` (the Jacobian of the identity map) meets every hypothesis of `card_le_integral_frobSq`
+— invertibility, integrability of `log |det J|`, `E log |det J| = 0`, integrability of
+`|det J|^{2/n}` and of `‖J‖_F²` — and attains the bound: `E ‖J‖_F² = n`. -/
+theorem card_le_integral_frobSq_witness (n : ℕ) :
+    (∀ _ω : Ω, (1 : Matrix (Fin n) (Fin n) ℝ).det ≠ 0) ∧
+      Integrable (fun _ : Ω => Real.log |(1 : Matrix (Fin n) (Fin n) ℝ).det|) μ ∧
+      ∫ _ : Ω, Real.log |(1 : Matrix (Fin n) (Fin n) ℝ).det| ∂μ = 0 ∧
+      Integrable (fun _ : Ω => |(1 : Matrix (Fin n) (Fin n) ℝ).det| ^ ((2 : ℝ) / n)) μ ∧
+      Integrable (fun _ : Ω => ∑ i, ∑ j, (1 : Matrix (Fin n) (Fin n) ℝ) i j ^ 2) μ ∧
+      ∫ _ : Ω, ∑ i, ∑ j, (1 : Matrix (Fin n) (Fin n) ℝ) i j ^ 2 ∂μ = n := by
+  refine ⟨fun _ => ?_, integrable_const _, ?_, integrable_const _, integrable_const _, ?_⟩
+  · rw [Matrix.det_one]
+    exact one_ne_zero
+  · rw [Matrix.det_one, abs_one, Real.log_one]
+    exact integral_zero Ω ℝ
+  · rw [frobSq_one n, integral_const, probReal_univ, smul_eq_mul, one_mul]
+
+/-- The witness plugged into `card_le_integral_frobSq` (for `n ≥ 1`). -/
+theorem card_le_integral_frobSq_applies {n : ℕ} (hn : 0 < n) :
+    (n : ℝ) ≤ ∫ _ : Ω, ∑ i, ∑ j, (1 : Matrix (Fin n) (Fin n) ℝ) i j ^ 2 ∂μ := by
+  obtain ⟨h1, h2, h3, h4, h5, -⟩ := card_le_integral_frobSq_witness (μ := μ) n
+  exact card_le_integral_frobSq hn (fun _ => (1 : Matrix (Fin n) (Fin n) ℝ)) h1 h2 h3 h4 h5
+
 end Integral
 
 end Lejepa.Dirichlet

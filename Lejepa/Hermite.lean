@@ -574,6 +574,92 @@ theorem linear_identifiability (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) {
   exact ⟨linearPart c, linearPart_mem_orthogonalGroup c h0 h2 hcov,
     encoderEval_eq_mulVec c h0 h2⟩
 
+/-! ## 7. Non-vacuity: an orthogonal linear encoder meets every hypothesis -/
+
+section Witness
+
+/-- The coefficient model of the linear encoder `z ↦ Q z`: component `i` has the coefficient
+`Q i j` at `single j 1` (`He_{e_j}(z) = z j`) and no other nonzero coefficient. -/
+def linearEncoder (Q : Matrix (Fin n) (Fin n) ℝ) : Fin n → ((Fin n →₀ ℕ) →₀ ℝ) :=
+  fun i => ∑ j, Finsupp.single (Finsupp.single j 1) (Q i j)
+
+theorem linearEncoder_apply (Q : Matrix (Fin n) (Fin n) ℝ) (i : Fin n) (α : Fin n →₀ ℕ) :
+    linearEncoder Q i α =
+      ∑ j, (Finsupp.single (Finsupp.single j 1) (Q i j) : (Fin n →₀ ℕ) →₀ ℝ) α :=
+  Finsupp.finsetSum_apply Finset.univ
+    (fun j => (Finsupp.single (Finsupp.single j 1) (Q i j) : (Fin n →₀ ℕ) →₀ ℝ)) α
+
+/-- `linearEncoder Q i (single k 1) = Q i k`. -/
+theorem linearEncoder_apply_single (Q : Matrix (Fin n) (Fin n) ℝ) (i k : Fin n) :
+    linearEncoder Q i (Finsupp.single k 1) = Q i k := by
+  have hoff : ∀ j ∈ (Finset.univ : Finset (Fin n)), j ≠ k →
+      (Finsupp.single (Finsupp.single j 1) (Q i j) : (Fin n →₀ ℕ) →₀ ℝ)
+        (Finsupp.single k 1) = 0 := by
+    intro j _ hjk
+    exact Finsupp.single_eq_of_ne (fun h =>
+      hjk (Finsupp.single_left_injective (one_ne_zero : (1 : ℕ) ≠ 0) h).symm)
+  rw [linearEncoder_apply, Finset.sum_eq_single k hoff (fun hk => absurd (Finset.mem_univ k) hk),
+    Finsupp.single_eq_same]
+
+/-- Off the degree-one multi-indices `linearEncoder Q` has no coefficient. -/
+theorem linearEncoder_apply_of_forall_ne (Q : Matrix (Fin n) (Fin n) ℝ) (i : Fin n)
+    {α : Fin n →₀ ℕ} (hα : ∀ j, Finsupp.single j 1 ≠ α) : linearEncoder Q i α = 0 := by
+  rw [linearEncoder_apply]
+  exact Finset.sum_eq_zero (fun j _ => Finsupp.single_eq_of_ne (fun h => hα j h.symm))
+
+/-- `|e_j| = 1`. -/
+theorem deg_single (j : Fin n) : deg (Finsupp.single j 1 : Fin n →₀ ℕ) = 1 := by
+  have h : ∀ k, k ≠ j → (Finsupp.single j 1 : Fin n →₀ ℕ) k = 0 :=
+    fun k hk => Finsupp.single_eq_of_ne hk
+  unfold deg
+  rw [Fintype.sum_eq_single j h, Finsupp.single_eq_same]
+
+theorem linearEncoder_zero (Q : Matrix (Fin n) (Fin n) ℝ) (i : Fin n) :
+    linearEncoder Q i 0 = 0 :=
+  linearEncoder_apply_of_forall_ne Q i
+    (fun _ => Finsupp.single_ne_zero.mpr (one_ne_zero : (1 : ℕ) ≠ 0))
+
+theorem linearEncoder_deg_ge_two (Q : Matrix (Fin n) (Fin n) ℝ) (i : Fin n)
+    (α : Fin n →₀ ℕ) (hα : 2 ≤ deg α) : linearEncoder Q i α = 0 := by
+  refine linearEncoder_apply_of_forall_ne Q i (fun j hj => ?_)
+  rw [← hj, deg_single] at hα
+  omega
+
+theorem linearPart_linearEncoder (Q : Matrix (Fin n) (Fin n) ℝ) :
+    linearPart (linearEncoder Q) = Q :=
+  Matrix.ext fun i j => linearEncoder_apply_single Q i j
+
+/-- **Non-vacuity of `linear_identifiability`.** For every orthogonal `Q` and `0 < ρ < 1`, the
+linear encoder `z ↦ Q z` (`linearEncoder Q`) has zero means and identity covariance (the two
+hypotheses of `linear_identifiability`), attains the loss bound with equality
+(`alignLoss = 2(1-ρ)n`, the hypothesis of the second conclusion), and evaluates to `z ↦ Q z`. -/
+theorem linear_identifiability_witness (Q : Matrix (Fin n) (Fin n) ℝ)
+    (hQ : Q ∈ Matrix.orthogonalGroup (Fin n) ℝ) {ρ : ℝ} (hρ0 : 0 < ρ) (hρ1 : ρ < 1) :
+    (∀ i, mean (linearEncoder Q) i = 0) ∧ cov (linearEncoder Q) = 1 ∧
+      alignLoss (linearEncoder Q) ρ = 2 * (1 - ρ) * (n : ℝ) ∧
+      ∀ z : Fin n → ℝ, encoderEval (linearEncoder Q) z = Matrix.mulVec Q z := by
+  have h0 : ∀ i, linearEncoder Q i 0 = 0 := linearEncoder_zero Q
+  have h2 : ∀ i α, 2 ≤ deg α → linearEncoder Q i α = 0 := linearEncoder_deg_ge_two Q
+  have hlin : linearPart (linearEncoder Q) = Q := linearPart_linearEncoder Q
+  have hcov : cov (linearEncoder Q) = 1 := by
+    rw [← mul_transpose_linearPart_eq_cov (linearEncoder Q) h0 h2, hlin]
+    exact Matrix.mem_orthogonalGroup_iff.mp hQ
+  have hvar : ∀ i, variance (linearEncoder Q) i = 1 := by
+    intro i
+    rw [variance_eq_cov_self, hcov, Matrix.one_apply_eq]
+  refine ⟨h0, hcov, (alignLoss_eq_iff (linearEncoder Q) hρ0 hρ1 hvar).mpr h2, fun z => ?_⟩
+  rw [encoderEval_eq_mulVec (linearEncoder Q) h0 h2 z, hlin]
+
+/-- The witness plugged into `linear_identifiability`: both of its conclusions are reached. -/
+theorem linear_identifiability_applies (Q : Matrix (Fin n) (Fin n) ℝ)
+    (hQ : Q ∈ Matrix.orthogonalGroup (Fin n) ℝ) {ρ : ℝ} (hρ0 : 0 < ρ) (hρ1 : ρ < 1) :
+    ∃ Q' ∈ Matrix.orthogonalGroup (Fin n) ℝ,
+      ∀ z : Fin n → ℝ, encoderEval (linearEncoder Q) z = Matrix.mulVec Q' z := by
+  obtain ⟨hm, hc, hl, -⟩ := linear_identifiability_witness Q hQ hρ0 hρ1
+  exact (linear_identifiability (linearEncoder Q) hρ0 hρ1 hm hc).2 hl
+
+end Witness
+
 end
 
 end Lejepa.Hermite

@@ -217,6 +217,29 @@ theorem isotropicLQR_planning_eq (Q : E ≃ₗᵢ[ℝ] E) (f : E → A → E) (c
     encoded_planning_eq Q f (isotropicLQRCost c r) (isotropicLQRCost_encoded Q c r) T z0
   exact ⟨hv, hp⟩
 
+/-! ### Non-vacuity: a concrete isometry and cost meet the hypothesis of `encoded_planning_eq` -/
+
+/-- **Non-vacuity of `encoded_planning_eq`.** Negation `z ↦ -z` (`LinearIsometryEquiv.neg ℝ`) and
+the norm penalty `c ‖z‖²` satisfy the invariance hypothesis `ℓ (Q z) a = ℓ z a`. -/
+theorem neg_normPenaltyCost_invariant (c : ℝ) (z : E) (a : A) :
+    normPenaltyCost c ((LinearIsometryEquiv.neg ℝ : E ≃ₗᵢ[ℝ] E) z) a = normPenaltyCost c z a :=
+  normPenaltyCost_encoded (LinearIsometryEquiv.neg ℝ) c z a
+
+/-- The witness plugged into `encoded_planning_eq`: latent planning from `-z0` under the norm
+penalty has the optimal value of true planning from `z0`. -/
+theorem encoded_planning_eq_neg (f : E → A → E) (c : ℝ) (T : ℕ) (z0 : E) :
+    optimalValue (latentDyn ⇑(LinearIsometryEquiv.neg ℝ : E ≃ₗᵢ[ℝ] E)
+        ⇑(LinearIsometryEquiv.neg ℝ : E ≃ₗᵢ[ℝ] E).symm f) (normPenaltyCost c) T
+        ((LinearIsometryEquiv.neg ℝ : E ≃ₗᵢ[ℝ] E) z0) =
+      optimalValue f (normPenaltyCost c) T z0 :=
+  (encoded_planning_eq (LinearIsometryEquiv.neg ℝ) f (normPenaltyCost c)
+    (neg_normPenaltyCost_invariant c) T z0).2.2.1
+
 end Isometry
+
+/-- The witness is not the identity: on `ℝ`, `LinearIsometryEquiv.neg ℝ` sends `1` to `-1`. -/
+theorem neg_real_ne_id : (LinearIsometryEquiv.neg ℝ : ℝ ≃ₗᵢ[ℝ] ℝ) 1 ≠ 1 := by
+  show (-1 : ℝ) ≠ 1
+  norm_num
 
 end Lejepa.Planning

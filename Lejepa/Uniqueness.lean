@@ -307,4 +307,48 @@ theorem generator_gaussianPDFReal (μ : ℝ) {v : ℝ≥0} (hv : v ≠ 0) (z : �
   rw [generator, hd2, hd1, score_gaussianPDFReal μ hv z]
   ring
 
+/-! ### Non-vacuity: the Gaussian density meets every hypothesis of the two headline theorems -/
+
+/-- **Non-vacuity of `gaussian_of_affine_score`.** For `v ≠ 0`, `gaussianPDFReal μ v` is
+positive, differentiable, has the affine score `(-1/v) z + μ/v`, and integrates to `1`. -/
+theorem gaussianPDFReal_meets_affine_score (μ : ℝ) {v : ℝ≥0} (hv : v ≠ 0) :
+    (∀ z, 0 < gaussianPDFReal μ v z) ∧ Differentiable ℝ (gaussianPDFReal μ v) ∧
+      (∀ z, score (gaussianPDFReal μ v) z = (-1 / (v : ℝ)) * z + μ / (v : ℝ)) ∧
+      ∫ z, gaussianPDFReal μ v z = 1 := by
+  have hvR : (v : ℝ) ≠ 0 := NNReal.coe_ne_zero.mpr hv
+  have hinv : (v : ℝ) * (v : ℝ)⁻¹ = 1 := mul_inv_cancel₀ hvR
+  have ha : (-1 / (v : ℝ)) * v = -1 := by linear_combination (-1 : ℝ) * hinv
+  have hb : (μ / (v : ℝ)) * v = μ := by linear_combination μ * hinv
+  have hform := gaussianPDFReal_eq_mul_exp μ v hvR ha hb
+  refine ⟨fun z => gaussianPDFReal_pos μ v z hv,
+    fun z => (hasDerivAt_of_eq_mul_exp hform z).differentiableAt, fun z => ?_,
+    integral_gaussianPDFReal_eq_one μ hv⟩
+  rw [score_gaussianPDFReal μ hv z]
+  ring
+
+/-- The witness plugged into `gaussian_of_affine_score` (with `a = -1/v`, `b = μ/v`). -/
+theorem gaussian_of_affine_score_applies (μ : ℝ) {v : ℝ≥0} (hv : v ≠ 0) :
+    -1 / (v : ℝ) < 0 ∧ ∀ z, gaussianPDFReal μ v z =
+      gaussianPDFReal (-(μ / (v : ℝ)) / (-1 / (v : ℝ)))
+        (Real.toNNReal (-1 / (-1 / (v : ℝ)))) z := by
+  obtain ⟨h1, h2, h3, h4⟩ := gaussianPDFReal_meets_affine_score μ hv
+  exact gaussian_of_affine_score h1 h2 h3 h4
+
+/-- **Non-vacuity of `gaussian_of_affine_eigenfunction`.** For `v ≠ 0`, the affine function
+`1 · z + (-μ)` is an eigenfunction of the generator of `gaussianPDFReal μ v` with eigenvalue
+`-(1/v)` (the remaining hypotheses are those of `gaussianPDFReal_meets_affine_score`). -/
+theorem gaussianPDFReal_meets_affine_eigenfunction (μ : ℝ) {v : ℝ≥0} (hv : v ≠ 0) (z : ℝ) :
+    generator (gaussianPDFReal μ v) (fun z => 1 * z + -μ) z = -(1 / (v : ℝ)) * (1 * z + -μ) := by
+  have hfun : (fun z : ℝ => 1 * z + -μ) = fun y => y - μ := funext fun y => by ring
+  rw [hfun, generator_gaussianPDFReal μ hv z]
+  ring
+
+/-- The witness plugged into `gaussian_of_affine_eigenfunction` (`α = 1`, `β = -μ`, `λ = 1/v`). -/
+theorem gaussian_of_affine_eigenfunction_applies (μ : ℝ) {v : ℝ≥0} (hv : v ≠ 0) :
+    0 < 1 / (v : ℝ) ∧ ∀ z, gaussianPDFReal μ v z =
+      gaussianPDFReal (-(-μ) / 1) (Real.toNNReal (1 / (1 / (v : ℝ)))) z := by
+  obtain ⟨h1, h2, -, h4⟩ := gaussianPDFReal_meets_affine_score μ hv
+  exact gaussian_of_affine_eigenfunction h1 h2 one_ne_zero
+    (gaussianPDFReal_meets_affine_eigenfunction μ hv) h4
+
 end Lejepa.Uniqueness
