@@ -30,6 +30,9 @@ What is formalized here:
   (`E log d = 0 → 1 ≤ E d^r`, applied with `d = |det J|`, `r = 2/n`).
 * (iii) `card_le_integral_of_pointwise` and the assembled `card_le_integral_frobSq`:
   if `E log |det J(ω)| = 0` then `n ≤ E ‖J(ω)‖_F²` (integrability assumed explicitly).
+* Non-vacuity: `card_le_integral_frobSq_witness` — the constant family `J ≡ 1` (the identity map)
+  meets every hypothesis of `card_le_integral_frobSq` and attains `E ‖J‖_F² = n`
+  (`card_le_integral_frobSq_applies` plugs it in).
 
 Not formalized: that a measure-preserving `C¹` diffeomorphism of `N(0, I)` satisfies
 `E log |det J_h| = 0` (change of variables: `log |det J_h(z)| = log p(z) - log p(h(z))` and

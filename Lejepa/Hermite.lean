@@ -54,6 +54,9 @@ Proved here (all hypotheses are explicit arguments):
    encoder is `z ↦ A z` with `A = linearPart c`.
 4. `linearPart_mem_orthogonalGroup`: if moreover `cov c = 1`, then `A ∈ O(n)`.
 5. `linear_identifiability`: the assembled Theorem 4.1 in this model.
+6. `linear_identifiability_witness` (non-vacuity): for every orthogonal `Q`, the linear encoder
+   `linearEncoder Q` meets the hypotheses of `linear_identifiability` and attains the bound with
+   equality (`linear_identifiability_applies` plugs it in).
 
 Also: `variance_eq_cov_self` (`Var_i = Cov_ii`), and the spectral form of the model
 (`weight_nonneg`, `weight_zero`, `variance_eq_sum_weight`, `corr_eq_sum_weight`:

@@ -32,6 +32,9 @@ these are exactly the maps `z ↦ Q z` with `Q` orthogonal), with `Qinv = Q.symm
 (`encoded_planning_eq`), and the four named costs are shown to satisfy the invariance
 hypothesis (`goalDistCost_encoded`, `normPenaltyCost_encoded`, `isotropicLQRCost_encoded`,
 `goalIndicatorCost_encoded`; the goal is encoded as `Q g` for the two goal costs).
+Non-vacuity: negation `z ↦ -z` with the norm penalty meets the hypothesis of
+`encoded_planning_eq` (`neg_normPenaltyCost_invariant`, `encoded_planning_eq_neg`), and negation
+is not the identity (`neg_real_ne_id`).
 
 Remarks on fidelity.
 * `optimalValue` is an infimum in `ℝ` (a conditionally complete lattice): when the costs are not

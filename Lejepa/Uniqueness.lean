@@ -33,6 +33,9 @@ What is formalized here (one coordinate, `p : ℝ → ℝ`):
   `gaussian_of_affine_eigenfunction` (then `λ > 0` and `p` is Gaussian with mean `-β/α`,
   variance `1/λ`), and the converse for the Gaussian: `score_gaussianPDFReal`
   (score `-(z - μ)/v`) and `generator_gaussianPDFReal` (`L (z - μ) = -(1/v)(z - μ)`).
+* Non-vacuity: `gaussianPDFReal_meets_affine_score` and
+  `gaussianPDFReal_meets_affine_eigenfunction` — for `v ≠ 0`, `gaussianPDFReal μ v` meets every
+  hypothesis of the two headline theorems (`…_applies` plugs each in).
 
 Not formalized: the step from "linear identifiability of the LeJEPA optimum" to "the first
 eigenfunction is affine" (spectral theory of the generator on `L²(p)`); the product structure
