@@ -187,7 +187,7 @@ theorem frobSq_eq_card_iff (J : Matrix (Fin n) (Fin n) ℝ) (hdet : |J.det| = 1)
               Matrix (Fin n) (Fin n) ℝ) *
             star ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary :
               Matrix (Fin n) (Fin n) ℝ) := by
-          rw [Matrix.diagonal_one, mul_one]
+          rw [Matrix.diagonal_one, Matrix.mul_one]
       _ = 1 := Unitary.mul_star_self_of_mem
           (Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary.prop
   · intro h1
@@ -307,7 +307,7 @@ theorem frobSq_one (n : ℕ) : ∑ i, ∑ j, (1 : Matrix (Fin n) (Fin n) ℝ) i 
   have hdet : |(1 : Matrix (Fin n) (Fin n) ℝ).det| = 1 := by
     rw [Matrix.det_one, abs_one]
   refine (frobSq_eq_card_iff (1 : Matrix (Fin n) (Fin n) ℝ) hdet).mpr ?_
-  rw [Matrix.transpose_one, mul_one]
+  rw [Matrix.transpose_one, Matrix.mul_one]
 
 /-- **Non-vacuity of `card_le_integral_frobSq`.** On any probability space, the constant family
 `J ω = 1` (the Jacobian of the identity map) meets every hypothesis of `card_le_integral_frobSq`
