@@ -611,7 +611,7 @@ theorem linearEncoder_apply_of_forall_ne (Q : Matrix (Fin n) (Fin n) ℝ) (i : F
   exact Finset.sum_eq_zero (fun j _ => Finsupp.single_eq_of_ne (fun h => hα j h.symm))
 
 /-- `|e_j| = 1`. -/
-theorem deg_single (j : Fin n) : deg (Finsupp.single j 1 : Fin n →₀ ℕ) = 1 := by
+theorem deg_single_one (j : Fin n) : deg (Finsupp.single j 1 : Fin n →₀ ℕ) = 1 := by
   have h : ∀ k, k ≠ j → (Finsupp.single j 1 : Fin n →₀ ℕ) k = 0 :=
     fun k hk => Finsupp.single_eq_of_ne hk
   unfold deg
@@ -625,7 +625,7 @@ theorem linearEncoder_zero (Q : Matrix (Fin n) (Fin n) ℝ) (i : Fin n) :
 theorem linearEncoder_deg_ge_two (Q : Matrix (Fin n) (Fin n) ℝ) (i : Fin n)
     (α : Fin n →₀ ℕ) (hα : 2 ≤ deg α) : linearEncoder Q i α = 0 := by
   refine linearEncoder_apply_of_forall_ne Q i (fun j hj => ?_)
-  rw [← hj, deg_single] at hα
+  rw [← hj, deg_single_one] at hα
   omega
 
 theorem linearPart_linearEncoder (Q : Matrix (Fin n) (Fin n) ℝ) :
