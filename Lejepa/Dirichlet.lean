@@ -30,6 +30,9 @@ What is formalized here:
   (`E log d = 0 → 1 ≤ E d^r`, applied with `d = |det J|`, `r = 2/n`).
 * (iii) `card_le_integral_of_pointwise` and the assembled `card_le_integral_frobSq`:
   if `E log |det J(ω)| = 0` then `n ≤ E ‖J(ω)‖_F²` (integrability assumed explicitly).
+* Non-vacuity: `card_le_integral_frobSq_witness` — the constant family `J ≡ 1` (the identity map)
+  meets every hypothesis of `card_le_integral_frobSq` and attains `E ‖J‖_F² = n`
+  (`card_le_integral_frobSq_applies` plugs it in).
 
 Not formalized: that a measure-preserving `C¹` diffeomorphism of `N(0, I)` satisfies
 `E log |det J_h| = 0` (change of variables: `log |det J_h(z)| = log p(z) - log p(h(z))` and
@@ -60,6 +63,13 @@ theorem sum_log_eq_zero_of_prod_eq_one {ι : Type*} (s : Finset ι) (x : ι → 
   have hpos := pos_of_prod_eq_one s x hx hprod
   rw [← Real.log_prod (fun i hi => (hpos i hi).ne'), hprod, Real.log_one]
 
+/-- `∑ᵢ∈s 1 = #s` in `ℝ`, stated with the cast `(s.card : ℝ)` as it is elaborated here. The
+lemmas' casts (`nsmul_eq_mul` goes through `NonAssocSemiring`) are matched to ours by `exact` at
+default transparency, so that later rewrites and comparisons see one syntactic cast. -/
+theorem sum_one_eq_card {ι : Type*} (s : Finset ι) : ∑ _i ∈ s, (1 : ℝ) = (s.card : ℝ) := by
+  rw [Finset.sum_const, nsmul_eq_mul]
+  exact mul_one _
+
 /-- AM–GM for numbers with product one: `∏ xᵢ = 1`, `xᵢ ≥ 0` ⇒ `#s ≤ ∑ xᵢ`
 (from `log x ≤ x - 1`). -/
 theorem card_le_sum_of_prod_eq_one {ι : Type*} (s : Finset ι) (x : ι → ℝ)
@@ -68,8 +78,8 @@ theorem card_le_sum_of_prod_eq_one {ι : Type*} (s : Finset ι) (x : ι → ℝ)
   have hlog := sum_log_eq_zero_of_prod_eq_one s x hx hprod
   have hle : ∑ i ∈ s, Real.log (x i) ≤ ∑ i ∈ s, (x i - 1) :=
     Finset.sum_le_sum fun i hi => Real.log_le_sub_one_of_pos (hpos i hi)
-  rw [hlog, Finset.sum_sub_distrib, Finset.sum_const, nsmul_eq_mul, mul_one] at hle
-  linarith
+  rw [hlog, Finset.sum_sub_distrib, sum_one_eq_card s] at hle
+  exact sub_nonneg.mp hle
 
 /-- Equality case: `∏ xᵢ = 1`, `xᵢ ≥ 0` and `∑ xᵢ = #s` ⇒ every `xᵢ = 1`. -/
 theorem eq_one_of_sum_eq_card {ι : Type*} (s : Finset ι) (x : ι → ℝ)
@@ -82,8 +92,8 @@ theorem eq_one_of_sum_eq_card {ι : Type*} (s : Finset ι) (x : ι → ℝ)
   have hlt : ∑ i ∈ s, Real.log (x i) < ∑ i ∈ s, (x i - 1) :=
     Finset.sum_lt_sum (fun i hi => Real.log_le_sub_one_of_pos (hpos i hi))
       ⟨j, hj, Real.log_lt_sub_one_of_pos (hpos j hj) hxj⟩
-  rw [hlog, Finset.sum_sub_distrib, Finset.sum_const, nsmul_eq_mul, mul_one, hsum] at hlt
-  linarith
+  rw [hlog, Finset.sum_sub_distrib, hsum, sum_one_eq_card s, sub_self] at hlt
+  exact lt_irrefl _ hlt
 
 /-! ### (i) Singular values: the eigenvalues of `J Jᴴ` -/
 
@@ -100,7 +110,8 @@ theorem trace_eq_frobSq (J : Matrix (Fin n) (Fin n) ℝ) :
 /-- `det (J Jᴴ) = |det J|²` for a real matrix. -/
 theorem det_mul_conjTranspose_self (J : Matrix (Fin n) (Fin n) ℝ) :
     (J * Jᴴ).det = |J.det| ^ 2 := by
-  rw [Matrix.det_mul, Matrix.det_conjTranspose, star_trivial, sq_abs, sq]
+  rw [Matrix.det_mul, Matrix.det_conjTranspose, star_trivial, sq_abs]
+  exact (sq _).symm
 
 /-- On `ℝ` the coercion `RCLike.ofReal : ℝ → ℝ` is the identity (`RCLike.ofReal_real_eq_id`). -/
 theorem ofReal_real_apply (x : ℝ) : (RCLike.ofReal x : ℝ) = x :=
@@ -110,16 +121,16 @@ theorem ofReal_real_apply (x : ℝ) : (RCLike.ofReal x : ℝ) = x :=
 theorem prod_eigenvalues (J : Matrix (Fin n) (Fin n) ℝ) :
     ∏ i, (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i = |J.det| ^ 2 := by
   have h := (Matrix.isHermitian_mul_conjTranspose_self J).det_eq_prod_eigenvalues
-  simp only [ofReal_real_apply] at h
-  -- `h` carries the instances of the generic `RCLike` lemma; compare with ours by `exact`
-  -- (default transparency) rather than by `rw` (instances transparency).
+  -- `h : det (J Jᴴ) = ∏ i, RCLike.ofReal (λ i)`; on `ℝ`, `RCLike.ofReal` is the identity by `rfl`
+  -- (`RCLike.ofReal_real_eq_id` is proved by `rfl`), and `h` carries the instances of the generic
+  -- `RCLike` lemma: compare with ours by `exact` (default transparency), not by `rw`/`simp`.
   exact h.symm.trans (det_mul_conjTranspose_self J)
 
 /-- The eigenvalues of `J Jᴴ` sum to the squared Frobenius norm of `J`. -/
 theorem sum_eigenvalues (J : Matrix (Fin n) (Fin n) ℝ) :
     ∑ i, (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i = ∑ i, ∑ j, J i j ^ 2 := by
   have h := (Matrix.isHermitian_mul_conjTranspose_self J).trace_eq_sum_eigenvalues
-  simp only [ofReal_real_apply] at h
+  -- as in `prod_eigenvalues`: `RCLike.ofReal` on `ℝ` is the identity by `rfl`
   exact h.symm.trans (trace_eq_frobSq J)
 
 /-- **AM–GM on singular values, `|det J| = 1`.** Paper (appendix): `‖J‖_F² ≥ n` when
@@ -162,10 +173,29 @@ theorem frobSq_eq_card_iff (J : Matrix (Fin n) (Fin n) ℝ) (hdet : |J.det| = 1)
       exact hall i (Finset.mem_univ i)
     -- spectral theorem at v4.31.0: `A = conjStarAlgAut 𝕜 _ U (diagonal (RCLike.ofReal ∘ λ))`
     have hs := (Matrix.isHermitian_mul_conjTranspose_self J).spectral_theorem
-    rw [hd, Matrix.diagonal_one, map_one] at hs
-    exact hs
+    rw [hd] at hs
+    -- `Unitary.conjStarAlgAut_apply` is `rfl` (`conjStarAlgAut S R u x = u * x * star u`); it is
+    -- chained to `hs` by `Eq.trans` (default transparency), so no hom-class instance is searched
+    -- for, and the remaining steps are stated with this file's own instances.
+    calc J * Jᴴ
+        = ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary :
+              Matrix (Fin n) (Fin n) ℝ) * Matrix.diagonal (fun _ => (1 : ℝ)) *
+            star ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary :
+              Matrix (Fin n) (Fin n) ℝ) :=
+          hs.trans (Unitary.conjStarAlgAut_apply _ _)
+      _ = ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary :
+              Matrix (Fin n) (Fin n) ℝ) *
+            star ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary :
+              Matrix (Fin n) (Fin n) ℝ) := by
+          rw [Matrix.diagonal_one, Matrix.mul_one]
+      _ = 1 := Unitary.mul_star_self_of_mem
+          (Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary.prop
   · intro h1
-    rw [← trace_eq_frobSq J, h1, Matrix.trace_one, Fintype.card_fin]
+    have htr : (J * Jᴴ).trace = ((Fintype.card (Fin n) : ℕ) : ℝ) := by
+      rw [h1]
+      exact Matrix.trace_one
+    rw [Fintype.card_fin] at htr
+    exact (trace_eq_frobSq J).symm.trans htr
 
 /-- **AM–GM on singular values, general determinant.** `n |det J|^{2/n} ≤ ‖J‖_F²` for every real
 `n × n` matrix, `n ≥ 1` (weighted AM–GM on the eigenvalues of `J Jᴴ`). -/
@@ -178,21 +208,28 @@ theorem card_mul_abs_det_rpow_le_frobSq (hn : 0 < n) (J : Matrix (Fin n) (Fin n)
     fun i _ => Matrix.eigenvalues_self_mul_conjTranspose_nonneg J i
   have hw' : ∑ _i : Fin n, (1 / (n : ℝ)) = 1 := by
     rw [Finset.sum_const, Finset.card_univ, Fintype.card_fin, nsmul_eq_mul]
-    linear_combination hninv
+    -- the cast from `nsmul_eq_mul` is matched to ours by `exact` (default transparency)
+    exact mul_one_div_cancel hnR.ne'
   have hamgm : ∏ i, (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i ^ (1 / (n : ℝ)) ≤
       ∑ i, 1 / (n : ℝ) * (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i :=
     Real.geom_mean_le_arith_mean_weighted Finset.univ (fun _ => 1 / (n : ℝ))
       (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues
       (fun _ _ => le_of_lt (one_div_pos.mpr hnR)) hw' hnonneg
-  rw [Real.finsetProd_rpow Finset.univ (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues
-      hnonneg, prod_eigenvalues, ← Finset.mul_sum,
-    sum_eigenvalues] at hamgm
-  have hpow : (|J.det| ^ 2) ^ (1 / (n : ℝ)) = |J.det| ^ ((2 : ℝ) / n) := by
-    rw [← Real.rpow_two, ← Real.rpow_mul (abs_nonneg _),
+  -- the two sides of `hamgm`, each rewritten in its own equation (no rewriting inside `hamgm`)
+  have hlhs : ∏ i, (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i ^ (1 / (n : ℝ)) =
+      |J.det| ^ ((2 : ℝ) / n) := by
+    rw [Real.finsetProd_rpow Finset.univ (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues
+      hnonneg (1 / (n : ℝ)), prod_eigenvalues, ← Real.rpow_two, ← Real.rpow_mul (abs_nonneg _),
       show (2 : ℝ) * (1 / (n : ℝ)) = 2 / n by ring]
-  rw [hpow] at hamgm
+  have hrhs : ∑ i, 1 / (n : ℝ) * (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i =
+      1 / (n : ℝ) * ∑ i, ∑ j, J i j ^ 2 := by
+    rw [← sum_eigenvalues J]
+    exact (Finset.mul_sum Finset.univ
+      (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues (1 / (n : ℝ))).symm
+  have hamgm' : |J.det| ^ ((2 : ℝ) / n) ≤ 1 / (n : ℝ) * ∑ i, ∑ j, J i j ^ 2 :=
+    (hlhs.symm.trans_le hamgm).trans_eq hrhs
   calc (n : ℝ) * |J.det| ^ ((2 : ℝ) / n)
-      ≤ n * (1 / n * ∑ i, ∑ j, J i j ^ 2) := mul_le_mul_of_nonneg_left hamgm hnR.le
+      ≤ n * (1 / n * ∑ i, ∑ j, J i j ^ 2) := mul_le_mul_of_nonneg_left hamgm' hnR.le
     _ = ∑ i, ∑ j, J i j ^ 2 := by linear_combination (∑ i, ∑ j, J i j ^ 2) * hninv
 
 end Matrix
@@ -262,6 +299,39 @@ theorem card_le_integral_frobSq {n : ℕ} (hn : 0 < n) (J : Ω → Matrix (Fin n
   card_le_integral_of_pointwise (d := fun ω => |(J ω).det|)
     (F := fun ω => ∑ i, ∑ j, J ω i j ^ 2) (fun ω => abs_pos.mpr (hdet ω))
     (fun ω => card_mul_abs_det_rpow_le_frobSq hn (J ω)) hlog hlog0 hpow hF
+
+/-! ### Non-vacuity: the identity Jacobian `J ≡ 1` meets every hypothesis, with equality -/
+
+/-- `∑ᵢⱼ 1ᵢⱼ² = n`: the identity is orthogonal, so `frobSq_eq_card_iff` gives the value. -/
+theorem frobSq_one (n : ℕ) : ∑ i, ∑ j, (1 : Matrix (Fin n) (Fin n) ℝ) i j ^ 2 = n := by
+  have hdet : |(1 : Matrix (Fin n) (Fin n) ℝ).det| = 1 := by
+    rw [Matrix.det_one, abs_one]
+  refine (frobSq_eq_card_iff (1 : Matrix (Fin n) (Fin n) ℝ) hdet).mpr ?_
+  rw [Matrix.transpose_one, Matrix.mul_one]
+
+/-- **Non-vacuity of `card_le_integral_frobSq`.** On any probability space, the constant family
+`J ω = 1` (the Jacobian of the identity map) meets every hypothesis of `card_le_integral_frobSq`
+— invertibility, integrability of `log |det J|`, `E log |det J| = 0`, integrability of
+`|det J|^{2/n}` and of `‖J‖_F²` — and attains the bound: `E ‖J‖_F² = n`. -/
+theorem card_le_integral_frobSq_witness (n : ℕ) :
+    (∀ _ω : Ω, (1 : Matrix (Fin n) (Fin n) ℝ).det ≠ 0) ∧
+      Integrable (fun _ : Ω => Real.log |(1 : Matrix (Fin n) (Fin n) ℝ).det|) μ ∧
+      ∫ _ : Ω, Real.log |(1 : Matrix (Fin n) (Fin n) ℝ).det| ∂μ = 0 ∧
+      Integrable (fun _ : Ω => |(1 : Matrix (Fin n) (Fin n) ℝ).det| ^ ((2 : ℝ) / n)) μ ∧
+      Integrable (fun _ : Ω => ∑ i, ∑ j, (1 : Matrix (Fin n) (Fin n) ℝ) i j ^ 2) μ ∧
+      ∫ _ : Ω, ∑ i, ∑ j, (1 : Matrix (Fin n) (Fin n) ℝ) i j ^ 2 ∂μ = n := by
+  refine ⟨fun _ => ?_, integrable_const _, ?_, integrable_const _, integrable_const _, ?_⟩
+  · rw [Matrix.det_one]
+    exact one_ne_zero
+  · rw [Matrix.det_one, abs_one, Real.log_one]
+    exact integral_zero Ω ℝ
+  · rw [frobSq_one n, integral_const, probReal_univ, smul_eq_mul, one_mul]
+
+/-- The witness plugged into `card_le_integral_frobSq` (for `n ≥ 1`). -/
+theorem card_le_integral_frobSq_applies {n : ℕ} (hn : 0 < n) :
+    (n : ℝ) ≤ ∫ _ : Ω, ∑ i, ∑ j, (1 : Matrix (Fin n) (Fin n) ℝ) i j ^ 2 ∂μ := by
+  obtain ⟨h1, h2, h3, h4, h5, -⟩ := card_le_integral_frobSq_witness (μ := μ) n
+  exact card_le_integral_frobSq hn (fun _ => (1 : Matrix (Fin n) (Fin n) ℝ)) h1 h2 h3 h4 h5
 
 end Integral
 

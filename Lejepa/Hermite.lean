@@ -54,6 +54,9 @@ Proved here (all hypotheses are explicit arguments):
    encoder is `z ↦ A z` with `A = linearPart c`.
 4. `linearPart_mem_orthogonalGroup`: if moreover `cov c = 1`, then `A ∈ O(n)`.
 5. `linear_identifiability`: the assembled Theorem 4.1 in this model.
+6. `linear_identifiability_witness` (non-vacuity): for every orthogonal `Q`, the linear encoder
+   `linearEncoder Q` meets the hypotheses of `linear_identifiability` and attains the bound with
+   equality (`linear_identifiability_applies` plugs it in).
 
 Also: `variance_eq_cov_self` (`Var_i = Cov_ii`), and the spectral form of the model
 (`weight_nonneg`, `weight_zero`, `variance_eq_sum_weight`, `corr_eq_sum_weight`:
@@ -232,7 +235,8 @@ theorem deg_ne_zero {α : Fin n →₀ ℕ} (hα : α ≠ 0) : deg α ≠ 0 := b
   intro h
   apply hα
   have h' : ∑ j, α j = 0 := h
-  have hall := (Finset.sum_eq_zero_iff_of_nonneg (fun j _ => Nat.zero_le (α j))).mp h'
+  -- in `ℕ` (only additive unit `0`) a sum vanishes iff every term does: the `ℕ` form
+  have hall : ∀ j ∈ (Finset.univ : Finset (Fin n)), α j = 0 := Finset.sum_eq_zero_iff.mp h'
   exact Finsupp.ext (fun j => by rw [Finsupp.zero_apply]; exact hall j (Finset.mem_univ j))
 
 /-- A multi-index of total degree one is some `single j 1`. -/
@@ -252,7 +256,8 @@ theorem exists_eq_single_of_deg_eq_one {α : Fin n →₀ ℕ} (h : deg α = 1) 
     omega
   · rw [Finsupp.single_eq_of_ne hk]
     have hk' : α k ≤ ∑ x ∈ Finset.univ.erase j, α x :=
-      Finset.single_le_sum_of_canonicallyOrdered (Finset.mem_erase.mpr ⟨hk, Finset.mem_univ k⟩)
+      Finset.single_le_sum_of_canonicallyOrdered (f := fun x => α x)
+        (Finset.mem_erase.mpr ⟨hk, Finset.mem_univ k⟩)
     omega
 
 theorem mfact_pos (α : Fin n →₀ ℕ) : 0 < mfact α := by
@@ -334,9 +339,15 @@ degrees that occur). -/
 theorem corr_eq_sum_weight (ρ : ℝ) (i : Fin n) :
     corr c ρ i = ∑ d ∈ (ncSupport c i).image deg, weight c i d * ρ ^ d := by
   unfold corr weight
-  rw [← Finset.sum_fiberwise_of_maps_to
-    (fun α (hα : α ∈ ncSupport c i) => Finset.mem_image_of_mem deg hα)]
-  refine Finset.sum_congr rfl (fun d _ => ?_)
+  -- the fibre decomposition, with the summand given explicitly and the statement written out
+  -- (so that the rewritten goal contains no beta-redex from the lemma's `f i`)
+  have hfib : ∑ d ∈ (ncSupport c i).image deg,
+        ∑ α ∈ (ncSupport c i).filter (fun α => deg α = d), (c i α) ^ 2 * mfact α * ρ ^ deg α =
+      ∑ α ∈ ncSupport c i, (c i α) ^ 2 * mfact α * ρ ^ deg α :=
+    Finset.sum_fiberwise_of_maps_to
+      (fun α (hα : α ∈ ncSupport c i) => Finset.mem_image_of_mem deg hα)
+      (fun α => (c i α) ^ 2 * mfact α * ρ ^ deg α)
+  refine hfib.symm.trans (Finset.sum_congr rfl (fun d _ => ?_))
   rw [Finset.sum_mul]
   refine Finset.sum_congr rfl (fun α hα => ?_)
   rw [(Finset.mem_filter.mp hα).2]
@@ -346,7 +357,15 @@ theorem variance_eq_sum_weight (i : Fin n) :
     variance c i = ∑ d ∈ (ncSupport c i).image deg, weight c i d := by
   unfold variance weight
   exact (Finset.sum_fiberwise_of_maps_to
-    (fun α (hα : α ∈ ncSupport c i) => Finset.mem_image_of_mem deg hα) _).symm
+    (fun α (hα : α ∈ ncSupport c i) => Finset.mem_image_of_mem deg hα)
+    (fun α => (c i α) ^ 2 * mfact α)).symm
+
+/-- `∑ᵢ x = n x` over `Fin n`, with the cast `(n : ℝ)` as elaborated here: the cast produced by
+`nsmul_eq_mul` (through `NonAssocSemiring`) is matched to ours by `exact` at default transparency,
+so that `ring` later sees a single cast atom. -/
+theorem sum_const_fin (x : ℝ) : ∑ _i : Fin n, x = (n : ℝ) * x := by
+  rw [Finset.sum_const, Finset.card_fin]
+  exact nsmul_eq_mul n x
 
 /-- The per-component gap: `∑_{α ≠ 0} 2 c² α! (ρ - ρ^|α|) = 2ρ Var_i - 2 Corr_i`. -/
 theorem sum_gap_eq (ρ : ℝ) (i : Fin n) :
@@ -363,7 +382,7 @@ theorem alignLoss_sub_eq (ρ : ℝ) (hvar : ∀ i, variance c i = 1) :
       = ∑ i, ∑ α ∈ ncSupport c i, 2 * (c i α) ^ 2 * mfact α * (ρ - ρ ^ deg α) := by
   calc alignLoss c ρ - 2 * (1 - ρ) * (n : ℝ)
       = ∑ i, (2 * (variance c i - corr c ρ i) - 2 * (1 - ρ)) := by
-        rw [Finset.sum_sub_distrib, Finset.sum_const, Finset.card_fin, nsmul_eq_mul]
+        rw [Finset.sum_sub_distrib, sum_const_fin]
         unfold alignLoss
         ring
     _ = ∑ i, ∑ α ∈ ncSupport c i, 2 * (c i α) ^ 2 * mfact α * (ρ - ρ ^ deg α) := by
@@ -557,6 +576,92 @@ theorem linear_identifiability (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) {
   have h0 : ∀ i, c i 0 = 0 := hmean
   exact ⟨linearPart c, linearPart_mem_orthogonalGroup c h0 h2 hcov,
     encoderEval_eq_mulVec c h0 h2⟩
+
+/-! ## 7. Non-vacuity: an orthogonal linear encoder meets every hypothesis -/
+
+section Witness
+
+/-- The coefficient model of the linear encoder `z ↦ Q z`: component `i` has the coefficient
+`Q i j` at `single j 1` (`He_{e_j}(z) = z j`) and no other nonzero coefficient. -/
+def linearEncoder (Q : Matrix (Fin n) (Fin n) ℝ) : Fin n → ((Fin n →₀ ℕ) →₀ ℝ) :=
+  fun i => ∑ j, Finsupp.single (Finsupp.single j 1) (Q i j)
+
+theorem linearEncoder_apply (Q : Matrix (Fin n) (Fin n) ℝ) (i : Fin n) (α : Fin n →₀ ℕ) :
+    linearEncoder Q i α =
+      ∑ j, (Finsupp.single (Finsupp.single j 1) (Q i j) : (Fin n →₀ ℕ) →₀ ℝ) α :=
+  Finsupp.finsetSum_apply Finset.univ
+    (fun j => (Finsupp.single (Finsupp.single j 1) (Q i j) : (Fin n →₀ ℕ) →₀ ℝ)) α
+
+/-- `linearEncoder Q i (single k 1) = Q i k`. -/
+theorem linearEncoder_apply_single (Q : Matrix (Fin n) (Fin n) ℝ) (i k : Fin n) :
+    linearEncoder Q i (Finsupp.single k 1) = Q i k := by
+  have hoff : ∀ j ∈ (Finset.univ : Finset (Fin n)), j ≠ k →
+      (Finsupp.single (Finsupp.single j 1) (Q i j) : (Fin n →₀ ℕ) →₀ ℝ)
+        (Finsupp.single k 1) = 0 := by
+    intro j _ hjk
+    exact Finsupp.single_eq_of_ne (fun h =>
+      hjk (Finsupp.single_left_injective (one_ne_zero : (1 : ℕ) ≠ 0) h).symm)
+  rw [linearEncoder_apply, Finset.sum_eq_single k hoff (fun hk => absurd (Finset.mem_univ k) hk),
+    Finsupp.single_eq_same]
+
+/-- Off the degree-one multi-indices `linearEncoder Q` has no coefficient. -/
+theorem linearEncoder_apply_of_forall_ne (Q : Matrix (Fin n) (Fin n) ℝ) (i : Fin n)
+    {α : Fin n →₀ ℕ} (hα : ∀ j, Finsupp.single j 1 ≠ α) : linearEncoder Q i α = 0 := by
+  rw [linearEncoder_apply]
+  exact Finset.sum_eq_zero (fun j _ => Finsupp.single_eq_of_ne (fun h => hα j h.symm))
+
+/-- `|e_j| = 1`. -/
+theorem deg_single_one (j : Fin n) : deg (Finsupp.single j 1 : Fin n →₀ ℕ) = 1 := by
+  have h : ∀ k, k ≠ j → (Finsupp.single j 1 : Fin n →₀ ℕ) k = 0 :=
+    fun k hk => Finsupp.single_eq_of_ne hk
+  unfold deg
+  rw [Fintype.sum_eq_single j h, Finsupp.single_eq_same]
+
+theorem linearEncoder_zero (Q : Matrix (Fin n) (Fin n) ℝ) (i : Fin n) :
+    linearEncoder Q i 0 = 0 :=
+  linearEncoder_apply_of_forall_ne Q i
+    (fun _ => Finsupp.single_ne_zero.mpr (one_ne_zero : (1 : ℕ) ≠ 0))
+
+theorem linearEncoder_deg_ge_two (Q : Matrix (Fin n) (Fin n) ℝ) (i : Fin n)
+    (α : Fin n →₀ ℕ) (hα : 2 ≤ deg α) : linearEncoder Q i α = 0 := by
+  refine linearEncoder_apply_of_forall_ne Q i (fun j hj => ?_)
+  rw [← hj, deg_single_one] at hα
+  omega
+
+theorem linearPart_linearEncoder (Q : Matrix (Fin n) (Fin n) ℝ) :
+    linearPart (linearEncoder Q) = Q :=
+  Matrix.ext fun i j => linearEncoder_apply_single Q i j
+
+/-- **Non-vacuity of `linear_identifiability`.** For every orthogonal `Q` and `0 < ρ < 1`, the
+linear encoder `z ↦ Q z` (`linearEncoder Q`) has zero means and identity covariance (the two
+hypotheses of `linear_identifiability`), attains the loss bound with equality
+(`alignLoss = 2(1-ρ)n`, the hypothesis of the second conclusion), and evaluates to `z ↦ Q z`. -/
+theorem linear_identifiability_witness (Q : Matrix (Fin n) (Fin n) ℝ)
+    (hQ : Q ∈ Matrix.orthogonalGroup (Fin n) ℝ) {ρ : ℝ} (hρ0 : 0 < ρ) (hρ1 : ρ < 1) :
+    (∀ i, mean (linearEncoder Q) i = 0) ∧ cov (linearEncoder Q) = 1 ∧
+      alignLoss (linearEncoder Q) ρ = 2 * (1 - ρ) * (n : ℝ) ∧
+      ∀ z : Fin n → ℝ, encoderEval (linearEncoder Q) z = Matrix.mulVec Q z := by
+  have h0 : ∀ i, linearEncoder Q i 0 = 0 := linearEncoder_zero Q
+  have h2 : ∀ i α, 2 ≤ deg α → linearEncoder Q i α = 0 := linearEncoder_deg_ge_two Q
+  have hlin : linearPart (linearEncoder Q) = Q := linearPart_linearEncoder Q
+  have hcov : cov (linearEncoder Q) = 1 := by
+    rw [← mul_transpose_linearPart_eq_cov (linearEncoder Q) h0 h2, hlin]
+    exact Matrix.mem_orthogonalGroup_iff.mp hQ
+  have hvar : ∀ i, variance (linearEncoder Q) i = 1 := by
+    intro i
+    rw [variance_eq_cov_self, hcov, Matrix.one_apply_eq]
+  refine ⟨h0, hcov, (alignLoss_eq_iff (linearEncoder Q) hρ0 hρ1 hvar).mpr h2, fun z => ?_⟩
+  rw [encoderEval_eq_mulVec (linearEncoder Q) h0 h2 z, hlin]
+
+/-- The witness plugged into `linear_identifiability`: both of its conclusions are reached. -/
+theorem linear_identifiability_applies (Q : Matrix (Fin n) (Fin n) ℝ)
+    (hQ : Q ∈ Matrix.orthogonalGroup (Fin n) ℝ) {ρ : ℝ} (hρ0 : 0 < ρ) (hρ1 : ρ < 1) :
+    ∃ Q' ∈ Matrix.orthogonalGroup (Fin n) ℝ,
+      ∀ z : Fin n → ℝ, encoderEval (linearEncoder Q) z = Matrix.mulVec Q' z := by
+  obtain ⟨hm, hc, hl, -⟩ := linear_identifiability_witness Q hQ hρ0 hρ1
+  exact (linear_identifiability (linearEncoder Q) hρ0 hρ1 hm hc).2 hl
+
+end Witness
 
 end
 

@@ -32,6 +32,9 @@ these are exactly the maps `z ↦ Q z` with `Q` orthogonal), with `Qinv = Q.symm
 (`encoded_planning_eq`), and the four named costs are shown to satisfy the invariance
 hypothesis (`goalDistCost_encoded`, `normPenaltyCost_encoded`, `isotropicLQRCost_encoded`,
 `goalIndicatorCost_encoded`; the goal is encoded as `Q g` for the two goal costs).
+Non-vacuity: negation `z ↦ -z` with the norm penalty meets the hypothesis of
+`encoded_planning_eq` (`neg_normPenaltyCost_invariant`, `encoded_planning_eq_neg`), and negation
+is not the identity (`neg_real_ne_id`).
 
 Remarks on fidelity.
 * `optimalValue` is an infimum in `ℝ` (a conditionally complete lattice): when the costs are not
@@ -142,9 +145,9 @@ theorem encoded_planning_eq (Q : E ≃ₗᵢ[ℝ] E) (f : E → A → E) (ℓ : 
     optimalPlans (latentDyn ⇑Q ⇑Q.symm f) ℓ T (Q z0) = optimalPlans f ℓ T z0 := by
   have hQ : ∀ z : E, Q.symm (Q z) = z := fun z => Q.symm_apply_apply z
   exact ⟨fun a t => rollout_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) f hQ z0 a t,
-    fun a => totalCost_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) f hQ hℓ T z0 a,
-    optimalValue_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) f hQ hℓ T z0,
-    optimalPlans_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) f hQ hℓ T z0⟩
+    fun a => totalCost_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) (ℓhat := ℓ) (ℓ := ℓ) f hQ hℓ T z0 a,
+    optimalValue_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) (ℓhat := ℓ) (ℓ := ℓ) f hQ hℓ T z0,
+    optimalPlans_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) (ℓhat := ℓ) (ℓ := ℓ) f hQ hℓ T z0⟩
 
 /-- Distance to a goal `g`: `ℓ_g (z, a) = ‖z - g‖`. -/
 def goalDistCost (g : E) (z : E) (_a : A) : ℝ := ‖z - g‖
@@ -198,8 +201,12 @@ theorem goalDist_planning_eq (Q : E ≃ₗᵢ[ℝ] E) (f : E → A → E) (g : E
   have hQ : ∀ z : E, Q.symm (Q z) = z := fun z => Q.symm_apply_apply z
   have hℓ : ∀ (z : E) (a : A), goalDistCost (Q g) (Q z) a = goalDistCost g z a :=
     fun z a => goalDistCost_encoded Q g z a
-  exact ⟨optimalValue_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) f hQ hℓ T z0,
-    optimalPlans_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) f hQ hℓ T z0⟩
+  -- `ℓhat` and `ℓ` are given explicitly: `?ℓhat (Q z) a =?= goalDistCost (Q g) (Q z) a` is not a
+  -- pattern and would otherwise be solved only by first-order approximation
+  exact ⟨optimalValue_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) (ℓhat := goalDistCost (Q g))
+      (ℓ := goalDistCost g) f hQ hℓ T z0,
+    optimalPlans_latent (Q := ⇑Q) (Qinv := ⇑Q.symm) (ℓhat := goalDistCost (Q g))
+      (ℓ := goalDistCost g) f hQ hℓ T z0⟩
 
 /-- The isotropic LQR cost satisfies the hypothesis of `encoded_planning_eq`, so latent and
 true LQR planning agree (value and optimal plans). -/
@@ -213,6 +220,29 @@ theorem isotropicLQR_planning_eq (Q : E ≃ₗᵢ[ℝ] E) (f : E → A → E) (c
     encoded_planning_eq Q f (isotropicLQRCost c r) (isotropicLQRCost_encoded Q c r) T z0
   exact ⟨hv, hp⟩
 
+/-! ### Non-vacuity: a concrete isometry and cost meet the hypothesis of `encoded_planning_eq` -/
+
+/-- **Non-vacuity of `encoded_planning_eq`.** Negation `z ↦ -z` (`LinearIsometryEquiv.neg ℝ`) and
+the norm penalty `c ‖z‖²` satisfy the invariance hypothesis `ℓ (Q z) a = ℓ z a`. -/
+theorem neg_normPenaltyCost_invariant (c : ℝ) (z : E) (a : A) :
+    normPenaltyCost c ((LinearIsometryEquiv.neg ℝ : E ≃ₗᵢ[ℝ] E) z) a = normPenaltyCost c z a :=
+  normPenaltyCost_encoded (LinearIsometryEquiv.neg ℝ) c z a
+
+/-- The witness plugged into `encoded_planning_eq`: latent planning from `-z0` under the norm
+penalty has the optimal value of true planning from `z0`. -/
+theorem encoded_planning_eq_neg (f : E → A → E) (c : ℝ) (T : ℕ) (z0 : E) :
+    optimalValue (latentDyn ⇑(LinearIsometryEquiv.neg ℝ : E ≃ₗᵢ[ℝ] E)
+        ⇑(LinearIsometryEquiv.neg ℝ : E ≃ₗᵢ[ℝ] E).symm f) (normPenaltyCost c) T
+        ((LinearIsometryEquiv.neg ℝ : E ≃ₗᵢ[ℝ] E) z0) =
+      optimalValue f (normPenaltyCost c) T z0 :=
+  (encoded_planning_eq (LinearIsometryEquiv.neg ℝ) f (normPenaltyCost c)
+    (neg_normPenaltyCost_invariant c) T z0).2.2.1
+
 end Isometry
+
+/-- The witness is not the identity: on `ℝ`, `LinearIsometryEquiv.neg ℝ` sends `1` to `-1`. -/
+theorem neg_real_ne_id : (LinearIsometryEquiv.neg ℝ : ℝ ≃ₗᵢ[ℝ] ℝ) 1 ≠ 1 := by
+  show (-1 : ℝ) ≠ 1
+  norm_num
 
 end Lejepa.Planning

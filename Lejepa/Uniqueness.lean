@@ -33,6 +33,9 @@ What is formalized here (one coordinate, `p : ℝ → ℝ`):
   `gaussian_of_affine_eigenfunction` (then `λ > 0` and `p` is Gaussian with mean `-β/α`,
   variance `1/λ`), and the converse for the Gaussian: `score_gaussianPDFReal`
   (score `-(z - μ)/v`) and `generator_gaussianPDFReal` (`L (z - μ) = -(1/v)(z - μ)`).
+* Non-vacuity: `gaussianPDFReal_meets_affine_score` and
+  `gaussianPDFReal_meets_affine_eigenfunction` — for `v ≠ 0`, `gaussianPDFReal μ v` meets every
+  hypothesis of the two headline theorems (`…_applies` plugs each in).
 
 Not formalized: the step from "linear identifiability of the LeJEPA optimum" to "the first
 eigenfunction is affine" (spectral theory of the generator on `L²(p)`); the product structure
@@ -113,7 +116,7 @@ theorem hasDerivAt_of_eq_mul_exp {p : ℝ → ℝ} {a b : ℝ}
     rw [hform z]
     ring
   have heq : p =ᶠ[nhds z] (fun y => p 0 * Real.exp (a * y ^ 2 / 2 + b * y)) :=
-    Filter.Eventually.of_forall hform
+    Filter.EventuallyEq.of_eq (funext hform)
   exact h.congr_of_eventuallyEq heq
 
 /-- A function bounded below by `c > 0` on a measurable set of infinite Lebesgue measure is not
@@ -179,9 +182,15 @@ theorem gaussianPDFReal_eq_mul_exp (μ : ℝ) (v : ℝ≥0) {a b : ℝ} (hv : (v
       -((0 : ℝ) - μ) ^ 2 / (2 * (v : ℝ)) + (a * z ^ 2 / 2 + b * z) := by
     linear_combination (-(z ^ 2 / 2) * (v : ℝ)⁻¹) * ha + (-(z * (v : ℝ)⁻¹)) * hb +
       (z ^ 2 / 2 * a + z * b) * hinv
-  rw [gaussianPDFReal, gaussianPDFReal, key,
-    Real.exp_add (-((0 : ℝ) - μ) ^ 2 / (2 * (v : ℝ))) (a * z ^ 2 / 2 + b * z)]
-  ring
+  -- Unfold `gaussianPDFReal` by `rfl` (default transparency) into a form written here, so that
+  -- `key` is rewritten in a term this file elaborated, not in Mathlib's unfolded body.
+  calc gaussianPDFReal μ v z
+      = (Real.sqrt (2 * Real.pi * v))⁻¹ * Real.exp (-(z - μ) ^ 2 / (2 * (v : ℝ))) := rfl
+    _ = (Real.sqrt (2 * Real.pi * v))⁻¹ * (Real.exp (-((0 : ℝ) - μ) ^ 2 / (2 * (v : ℝ))) *
+          Real.exp (a * z ^ 2 / 2 + b * z)) := by
+        rw [key, Real.exp_add (-((0 : ℝ) - μ) ^ 2 / (2 * (v : ℝ))) (a * z ^ 2 / 2 + b * z)]
+    _ = gaussianPDFReal μ v 0 * Real.exp (a * z ^ 2 / 2 + b * z) :=
+        (mul_assoc _ _ _).symm
 
 /-- A normalized `p 0 · exp (a z²/2 + b z)` is the Gaussian density with mean `μ` and variance
 `v`, where `a v = -1` and `b v = μ`. -/
@@ -200,7 +209,7 @@ theorem eq_gaussianPDFReal_of_eq_mul_exp' {p : ℝ → ℝ} {a b μ : ℝ} {v : 
     linear_combination (-(p 0) * Real.exp (a * y ^ 2 / 2 + b * y)) * hg0inv
   have hint' : ∫ y, p y = p 0 / gaussianPDFReal μ v 0 := by
     calc ∫ y, p y = ∫ y, p 0 / gaussianPDFReal μ v 0 * gaussianPDFReal μ v y :=
-          integral_congr_ae (Filter.Eventually.of_forall fun y => hpg y)
+          integral_congr_ae (Filter.EventuallyEq.of_eq (funext hpg))
       _ = p 0 / gaussianPDFReal μ v 0 * ∫ y, gaussianPDFReal μ v y := integral_const_mul _ _
       _ = p 0 / gaussianPDFReal μ v 0 := by
           rw [integral_gaussianPDFReal_eq_one μ hv, mul_one]
@@ -300,5 +309,49 @@ theorem generator_gaussianPDFReal (μ : ℝ) {v : ℝ≥0} (hv : v ≠ 0) (z : �
     rw [h1, deriv_const]
   rw [generator, hd2, hd1, score_gaussianPDFReal μ hv z]
   ring
+
+/-! ### Non-vacuity: the Gaussian density meets every hypothesis of the two headline theorems -/
+
+/-- **Non-vacuity of `gaussian_of_affine_score`.** For `v ≠ 0`, `gaussianPDFReal μ v` is
+positive, differentiable, has the affine score `(-1/v) z + μ/v`, and integrates to `1`. -/
+theorem gaussianPDFReal_meets_affine_score (μ : ℝ) {v : ℝ≥0} (hv : v ≠ 0) :
+    (∀ z, 0 < gaussianPDFReal μ v z) ∧ Differentiable ℝ (gaussianPDFReal μ v) ∧
+      (∀ z, score (gaussianPDFReal μ v) z = (-1 / (v : ℝ)) * z + μ / (v : ℝ)) ∧
+      ∫ z, gaussianPDFReal μ v z = 1 := by
+  have hvR : (v : ℝ) ≠ 0 := NNReal.coe_ne_zero.mpr hv
+  have hinv : (v : ℝ) * (v : ℝ)⁻¹ = 1 := mul_inv_cancel₀ hvR
+  have ha : (-1 / (v : ℝ)) * v = -1 := by linear_combination (-1 : ℝ) * hinv
+  have hb : (μ / (v : ℝ)) * v = μ := by linear_combination μ * hinv
+  have hform := gaussianPDFReal_eq_mul_exp μ v hvR ha hb
+  refine ⟨fun z => gaussianPDFReal_pos μ v z hv,
+    fun z => (hasDerivAt_of_eq_mul_exp hform z).differentiableAt, fun z => ?_,
+    integral_gaussianPDFReal_eq_one μ hv⟩
+  rw [score_gaussianPDFReal μ hv z]
+  ring
+
+/-- The witness plugged into `gaussian_of_affine_score` (with `a = -1/v`, `b = μ/v`). -/
+theorem gaussian_of_affine_score_applies (μ : ℝ) {v : ℝ≥0} (hv : v ≠ 0) :
+    -1 / (v : ℝ) < 0 ∧ ∀ z, gaussianPDFReal μ v z =
+      gaussianPDFReal (-(μ / (v : ℝ)) / (-1 / (v : ℝ)))
+        (Real.toNNReal (-1 / (-1 / (v : ℝ)))) z := by
+  obtain ⟨h1, h2, h3, h4⟩ := gaussianPDFReal_meets_affine_score μ hv
+  exact gaussian_of_affine_score h1 h2 h3 h4
+
+/-- **Non-vacuity of `gaussian_of_affine_eigenfunction`.** For `v ≠ 0`, the affine function
+`1 · z + (-μ)` is an eigenfunction of the generator of `gaussianPDFReal μ v` with eigenvalue
+`-(1/v)` (the remaining hypotheses are those of `gaussianPDFReal_meets_affine_score`). -/
+theorem gaussianPDFReal_meets_affine_eigenfunction (μ : ℝ) {v : ℝ≥0} (hv : v ≠ 0) (z : ℝ) :
+    generator (gaussianPDFReal μ v) (fun z => 1 * z + -μ) z = -(1 / (v : ℝ)) * (1 * z + -μ) := by
+  have hfun : (fun z : ℝ => 1 * z + -μ) = fun y => y - μ := funext fun y => by ring
+  rw [hfun, generator_gaussianPDFReal μ hv z]
+  ring
+
+/-- The witness plugged into `gaussian_of_affine_eigenfunction` (`α = 1`, `β = -μ`, `λ = 1/v`). -/
+theorem gaussian_of_affine_eigenfunction_applies (μ : ℝ) {v : ℝ≥0} (hv : v ≠ 0) :
+    0 < 1 / (v : ℝ) ∧ ∀ z, gaussianPDFReal μ v z =
+      gaussianPDFReal (-(-μ) / 1) (Real.toNNReal (1 / (1 / (v : ℝ)))) z := by
+  obtain ⟨h1, h2, -, h4⟩ := gaussianPDFReal_meets_affine_score μ hv
+  exact gaussian_of_affine_eigenfunction h1 h2 one_ne_zero
+    (gaussianPDFReal_meets_affine_eigenfunction μ hv) h4
 
 end Lejepa.Uniqueness

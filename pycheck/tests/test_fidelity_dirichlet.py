@@ -114,3 +114,27 @@ def test_integrated_bound_with_mean_log_det_zero(seed: int, n: int) -> None:
                    for i in range(8)])
     assert np.mean(np.log(np.abs(np.linalg.det(qs)))) < 0
     assert np.mean(np.sum(qs**2, axis=(1, 2))) < n
+
+
+@settings(derandomize=True, max_examples=20, deadline=None)
+@given(seed=seeds, n=st.integers(1, 6), m=st.integers(1, 50))
+def test_identity_jacobian_witness(seed: int, n: int, m: int) -> None:
+    """card_le_integral_frobSq_witness: J(omega) = I on an m-point probability space (random
+    weights) has det 1 != 0, E log|det J| = 0 and E ||J||_F^2 = n exactly: the hypotheses hold and
+    the bound n <= E ||J||_F^2 is attained. Perturbed: J = diag(2, 1/2, 1, ...) (det 1, n >= 2)
+    keeps the hypotheses but is strictly above n; J = 2 I breaks E log|det J| = 0."""
+    rng = np.random.default_rng(seed)
+    w = rng.random(m) + 0.1
+    w /= w.sum()
+    js = np.broadcast_to(np.eye(n), (m, n, n))
+    dets = np.linalg.det(js)
+    assert np.all(dets != 0)
+    assert abs(float(w @ np.log(np.abs(dets)))) == 0.0
+    assert abs(float(w @ np.abs(dets) ** (2.0 / n)) - 1.0) < 1e-12
+    assert abs(float(w @ np.array([frob_sq(j) for j in js])) - n) < 1e-12
+    if n >= 2:
+        d = np.eye(n)
+        d[0, 0], d[1, 1] = 2.0, 0.5
+        assert abs(np.linalg.det(d) - 1.0) < 1e-12
+        assert frob_sq(d) > n + 1.0
+    assert abs(np.log(abs(np.linalg.det(2 * np.eye(n))))) > 0.5

@@ -425,3 +425,42 @@ def test_linear_identifiability(inst: tuple[int, int, float, float, int], optima
         assert np.allclose(encoder_eval(c, z), z @ q.T, atol=1e-8)
     else:
         assert has_high_degree(c)
+
+
+# ---------------------------------------------------------------------------------------------
+# Non-vacuity witness (`Lejepa.Hermite.linear_identifiability_witness`)
+# ---------------------------------------------------------------------------------------------
+
+def lean_linear_encoder(q: np.ndarray) -> Coeffs:
+    """Lean `linearEncoder Q`: c_i = sum_j single(e_j, Q_ij), i.e. coefficient Q_ij at e_j and no
+    other key (built independently of `linear_coeffs`, by summing the singles)."""
+    n = q.shape[0]
+    out: Coeffs = []
+    for i in range(n):
+        ci: dict[MultiIndex, float] = {}
+        for j in range(n):
+            ci[unit(n, j)] = ci.get(unit(n, j), 0.0) + float(q[i, j])
+        out.append(ci)
+    return out
+
+
+@settings(derandomize=True, max_examples=20, deadline=None)
+@given(n=st.integers(1, 4), rho=st.floats(0.05, 0.95), seed=st.integers(0, 2**31 - 1))
+def test_linear_encoder_witness(n: int, rho: float, seed: int) -> None:
+    """linear_identifiability_witness: for orthogonal Q, linearEncoder Q has mean 0, cov = I,
+    alignLoss = 2 (1 - rho) n exactly (the bound attained), linearPart = Q and evaluates to
+    z -> Q z. Perturbed: for A = 1.1 Q (not orthogonal) cov = 1.21 I != I and the loss is
+    2 (1 - rho) tr(A A^T) != 2 (1 - rho) n, so the witness needs orthogonality."""
+    rng = np.random.default_rng(seed)
+    q = random_orthogonal(rng, n)
+    c = lean_linear_encoder(q)
+    assert all(mean(c, i, n) == 0 for i in range(n))
+    np.testing.assert_allclose(cov(c), np.eye(n), atol=1e-12)
+    assert abs(align_loss(c, rho) - 2 * (1 - rho) * n) <= 1e-12 * max(1.0, n)
+    np.testing.assert_allclose(linear_part(c), q, atol=0)
+    z = rng.normal(size=(10, n))
+    np.testing.assert_allclose(encoder_eval(c, z), z @ q.T, atol=1e-12)
+    cb = lean_linear_encoder(1.1 * q)
+    assert not np.allclose(cov(cb), np.eye(n), atol=1e-3)
+    assert abs(align_loss(cb, rho) - 2 * (1 - rho) * n) > 1e-3
+    np.testing.assert_allclose(align_loss(cb, rho), 2 * (1 - rho) * 1.21 * n, rtol=1e-12)

@@ -135,3 +135,29 @@ def test_unencoded_goal_breaks_equality() -> None:
     jt = all_costs(f, cost, z0, n_actions, horizon)
     jl = all_costs(latent(q, f), cost, q @ z0, n_actions, horizon)
     assert np.max(np.abs(jl - jt)) > 1e-2
+
+
+@settings(derandomize=True, max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(1, 4), c=st.floats(0.1, 2.0))
+def test_negation_witness(seed: int, n: int, c: float) -> None:
+    """neg_normPenaltyCost_invariant / encoded_planning_eq_neg: Q = -I is a linear isometry other
+    than the identity, the norm penalty c|z|^2 is invariant under it, and latent planning from -z0
+    has the true optimal value and optimal plans. Perturbed: the cost c z_0 (not invariant) is
+    changed by Q = -I and the latent value differs."""
+    rng = np.random.default_rng(seed)
+    n_actions, horizon = 3, 3
+    q = -np.eye(n)
+    assert not np.allclose(q, np.eye(n))
+    f = make_dynamics(rng, n, n_actions)
+    z0 = rng.normal(size=n)
+    pen: Cost = lambda z, a: c * float(z @ z)  # noqa: E731
+    for z in rng.normal(size=(5, n)):
+        assert pen(q @ z, 0) == pen(z, 0)
+    jt = all_costs(f, pen, z0, n_actions, horizon)
+    jl = all_costs(latent(q, f), pen, q @ z0, n_actions, horizon)
+    np.testing.assert_allclose(jl, jt, atol=1e-12)
+    assert argmin_set(jl) == argmin_set(jt)
+    lin: Cost = lambda z, a: c * float(z[0])  # noqa: E731
+    jt_lin = all_costs(f, lin, z0, n_actions, horizon)
+    jl_lin = all_costs(latent(q, f), lin, q @ z0, n_actions, horizon)
+    assert np.max(np.abs(jl_lin - jt_lin)) > 1e-3

@@ -123,3 +123,33 @@ def test_laplace_has_no_affine_eigenfunction() -> None:
             lam_fit = -(phi @ lphi) / (phi @ phi)
             worst = min(worst, float(np.max(np.abs(lphi + lam_fit * phi))))
     assert worst > 0.3
+
+
+def lean_gaussian_pdf(mu: float, v: float, z: np.ndarray) -> np.ndarray:
+    """Mathlib `gaussianPDFReal mu v z = (sqrt(2 pi v))^-1 exp(-(z - mu)^2 / (2 v))`."""
+    return np.exp(-((z - mu) ** 2) / (2 * v)) / np.sqrt(2 * np.pi * v)
+
+
+@settings(derandomize=True, max_examples=25, deadline=None)
+@given(mu=st.floats(-2.0, 2.0, **finite), v=st.floats(0.2, 4.0, **finite))
+def test_gaussian_witness_meets_hypotheses(mu: float, v: float) -> None:
+    """gaussianPDFReal_meets_affine_score / _eigenfunction: N(mu, v) is positive, has the affine
+    score a z + b with a = -1/v, b = mu/v (finite differences), integrates to 1, and 1 z + (-mu)
+    is an eigenfunction of L with eigenvalue -(1/v); the headline conclusions then recover
+    -b/a = mu, -1/a = v (affine score) and -beta/alpha = mu, 1/lam = v (eigenfunction).
+    Perturbed: with a = +1/v (wrong sign) the score identity fails."""
+    zs = np.linspace(mu - 3 * np.sqrt(v), mu + 3 * np.sqrt(v), 41)
+    p = lambda z: lean_gaussian_pdf(mu, v, z)  # noqa: E731
+    assert np.all(p(zs) > 0)
+    h = 1e-5
+    score = (p(zs + h) - p(zs - h)) / (2 * h) / p(zs)
+    a, b = -1.0 / v, mu / v
+    np.testing.assert_allclose(score, a * zs + b, atol=1e-6)
+    assert np.max(np.abs(score - ((1.0 / v) * zs + b))) > 0.1
+    total, err = integrate.quad(p, -np.inf, np.inf)
+    assert abs(total - 1.0) < 1e-9 and err < 1e-6  # quad error estimate, infinite range
+    alpha, beta, lam = 1.0, -mu, 1.0 / v
+    lphi = 0.0 + score * alpha  # phi'' = 0, phi' = alpha
+    np.testing.assert_allclose(lphi, -lam * (alpha * zs + beta), atol=1e-6)
+    assert abs(-b / a - mu) < 1e-12 and abs(-1 / a - v) < 1e-12
+    assert abs(-beta / alpha - mu) < 1e-12 and abs(1 / lam - v) < 1e-12
