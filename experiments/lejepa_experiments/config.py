@@ -35,7 +35,7 @@ DEFAULTS: dict[str, Any] = {
               "constant_frac": 0.5, "warmup_steps": 0, "min_lr_frac": 0.0, "grad_clip": 0.0,
               "log_every": 50, "checkpoint_every": 0},
     "eval": {"size": 10000, "every": 1000, "seed_offset": 1_000_003},
-    "runtime": {"device": "auto", "threads": 2, "progress": True, "deterministic": False},
+    "runtime": {"device": "auto", "threads": 1, "progress": True, "deterministic": False},
 }
 
 
