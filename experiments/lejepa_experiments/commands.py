@@ -38,7 +38,7 @@ import os
 import shutil
 import sys
 import tempfile
-from typing import Any, Callable
+from typing import IO, Any, Callable
 
 from .cli import SUBCOMMANDS
 
@@ -86,7 +86,8 @@ def _write_temp(path: str, write: Callable[[Any], None], binary: bool = False) -
     fd, tmp = tempfile.mkstemp(dir=d, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
     try:
         os.fchmod(fd, 0o666 & ~_umask())      # mkstemp creates 0600
-        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as f:
+        f: IO[Any] = os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8")
+        with f:
             write(f)
             f.flush()
             os.fsync(f.fileno())

@@ -26,15 +26,16 @@ Objectives (``loss.kind``), with ``align = mean ||h1 - h2||^2`` and ``lam = loss
 * ``vicreg``: VICReg with weights ``vicreg_sim / vicreg_var / vicreg_cov`` (includes its own invariance);
 * ``infonce``: Gaussian-kernel InfoNCE with ``temperature``.
 
-Determinism (CPU, measured with ``benchmarks/bench_threads.py`` and tested in
-``tests/test_resume.py``): two runs with the same config, seed, torch build, device and
-``runtime.threads`` give bit-identical weights, curves and metrics, for 1 and for 2 threads, also
-when the runs compete for the cores (two 2-thread runs at once on 2 cores). Every parallel kernel
-involved splits its work by the thread count only (OpenMP static chunks in torch, one thread per
-(group, slice) row in the numba SIGReg kernels), never by timing, so the machine's load does not
-change the numbers. A different thread count does change them in the last bits (reductions are split
-differently), and so may another torch/MKL build, CPU type or device. ``runtime.deterministic``
-additionally asks torch for deterministic kernels (relevant on CUDA).
+Determinism (CPU; measured with ``benchmarks/bench_threads.py``, tested in ``tests/test_determinism.py``
+and ``tests/test_resume.py``, details in ``docs/training.md``): two runs with the same config, seed,
+torch build, device and ``runtime.threads`` give bit-identical weights, curves and metrics, for 1 and
+for 2 threads, also when the runs compete for the cores (load does not change how torch's OpenMP
+loops or the numba SIGReg kernels split their work). The OLS fits behind the metrics use the
+``gelsd`` least-squares driver: MKL's default ``gelsy`` gave last-bit differences depending on the
+memory placement of its inputs (see :func:`.metrics._ols`). A different thread count may change
+results in the last bits (torch splits reductions above its grain size by thread), and so may another
+torch/MKL build, CPU type or device. ``runtime.deterministic`` additionally asks torch for
+deterministic kernels (relevant on CUDA).
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ from typing import Any, Callable
 import torch
 
 from . import __version__, cf_kernels
-from .data import Mixing, pair_correlation, sample_latent, sample_pair
+from .data import Mixing, pair_correlation, sample_pair
 from .losses import alignment_loss, infonce_gaussian, sigreg, vicreg_loss, whitening_loss
 from .metrics import identifiability_metrics
 from .models import build_encoder
