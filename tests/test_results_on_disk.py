@@ -275,3 +275,22 @@ def test_sweep_resume_names_a_corrupt_file(cfg_file, tmp_path, monkeypatch, dama
         sweep.run_sweep(cfg_file, "g", out, ["loss.lam=0.05"], [0], log=lines.append)
     assert lines == []                                     # not "done before"
     assert cli.main(["sweep", "--config", cfg_file, "--name", "g", "--out", out, "--grid", "loss.lam=0.05"]) == 2
+
+
+def test_divergence_seen_first_at_an_evaluation_is_a_failure_record(cfg_file, tmp_path, nan_at_lam):
+    """eval.every = 3 before the first log at step 4: the NaN weights must not reach the metrics
+    (which would raise 'h contains non-finite values', exit 2, no record)."""
+    nan_at_lam.add(0.05)
+    with pytest.raises(commands.TrainingFailed, match="at step 3"):
+        commands.run_training(cfg_file, "r", 0, str(tmp_path), progress=False,
+                              overrides=["train.log_every=4", "eval.every=3", "train.steps=8"])
+    rec = json.loads((tmp_path / "r.json").read_text())
+    assert rec["status"] == "failed" and rec["step"] == 3
+
+
+def test_divergence_before_a_time_limited_final_evaluation(cfg_file, tmp_path, nan_at_lam):
+    """A time limit stops after step 1, before any log step: the final evaluation checks first."""
+    nan_at_lam.add(0.05)
+    with pytest.raises(commands.TrainingFailed, match="at step 1"):
+        commands.run_training(cfg_file, "r", 0, str(tmp_path), progress=False, time_limit_s=1e-9,
+                              overrides=["train.log_every=5", "eval.every=5", "train.steps=8"])

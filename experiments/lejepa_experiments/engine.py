@@ -208,12 +208,22 @@ def versions() -> dict[str, str]:
 
 
 class NonFiniteLoss(FloatingPointError):
-    """The training loss became NaN or infinite: ``step`` (the logging step where it was seen) and ``value``."""
+    """The training diverged: the loss (or, seen at an evaluation, the weights) became NaN or infinite;
+    ``step`` is the step where it was seen (a logging or evaluation step), ``value`` the loss there."""
 
-    def __init__(self, step: int, value: float):
-        super().__init__(f"training loss became non-finite ({value}) at step {step}")
+    def __init__(self, step: int, value: float, what: str = "training loss"):
+        super().__init__(f"{what} became non-finite ({value}) at step {step}")
         self.step = step
         self.value = value
+
+
+def _check_finite(step: int, enc: torch.nn.Module, run_loss: torch.Tensor, n_acc: int) -> None:
+    """Before an evaluation: raise :class:`NonFiniteLoss` if the loss accumulated since the last log
+    or any weight is non-finite (the evaluation would otherwise fail on non-finite embeddings)."""
+    if n_acc and not bool(torch.isfinite(run_loss)):
+        raise NonFiniteLoss(step, float(run_loss) / n_acc)
+    if not all(bool(torch.isfinite(p).all()) for p in enc.parameters()):
+        raise NonFiniteLoss(step, float("nan"), "encoder weights")
 
 
 RESUME_FORMAT = "lejepa-resume-1"
@@ -377,6 +387,12 @@ def train(cfg: dict[str, Any], seed: int = 0, *, progress: bool | None = None,
             bar.update(1)
         over_time = time_limit_s is not None and time.perf_counter() - t0 > time_limit_s
         if step % every == 0 and step != steps and not over_time:
+            try:
+                _check_finite(step, enc, run_loss, n_acc)
+            except NonFiniteLoss:
+                if bar is not None:
+                    bar.close()
+                raise
             m = evaluate(enc, mix, ev)
             curves["eval_step"].append(step)
             curves["eval"].append({k: m[k] for k in EVAL_CURVE_KEYS})
@@ -391,6 +407,7 @@ def train(cfg: dict[str, Any], seed: int = 0, *, progress: bool | None = None,
     seconds = time.perf_counter() - t0
     if bar is not None:
         bar.close()
+    _check_finite(step, enc, run_loss, n_acc)
     final = evaluate(enc, mix, ev)
     curves["eval_step"].append(step)
     curves["eval"].append({k: final[k] for k in EVAL_CURVE_KEYS})
