@@ -166,6 +166,12 @@ def test_full_out_is_found_before_training(cfg_file, tmp_path, monkeypatch, caps
     monkeypatch.setattr(engine, "train", lambda *a, **k: pytest.fail("trained"))
     assert cli.main(_train_argv(cfg_file, tmp_path / "o")) == 2
     assert "has only 100 bytes free" in capsys.readouterr().err
+    # 1 MiB + 1 kB free: enough for the tiny encoder, not for a 256 x 4 MLP (0.8 MB of weights, written twice)
+    free = commands.MIN_FREE_BYTES + 1000
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: usage(10**9, 10**9 - free, free))
+    assert cli.main(_train_argv(cfg_file, tmp_path / "o", "r", "--set", "encoder.width=256", "--set",
+                                "encoder.depth=4")) == 2
+    assert f"has only {free} bytes free" in capsys.readouterr().err
 
 
 def test_failed_json_write_leaves_neither_file(cfg_file, tmp_path, monkeypatch):

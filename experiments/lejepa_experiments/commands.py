@@ -142,9 +142,9 @@ def _check_name(name: str) -> str:
     return name
 
 
-def check_out_dir(out: str) -> None:
+def check_out_dir(out: str, need_bytes: int = 0) -> None:
     """Create ``out`` and prove it writable (a probe file written, fsynced, removed) with at least
-    :data:`MIN_FREE_BYTES` free; else ``ValueError`` naming the directory and the reason."""
+    ``need_bytes + MIN_FREE_BYTES`` free; else ``ValueError`` naming the directory and the reason."""
     if os.path.exists(out) and not os.path.isdir(out):
         raise ValueError(f"--out {out!r} exists and is not a directory")
     try:
@@ -159,8 +159,21 @@ def check_out_dir(out: str) -> None:
         free = shutil.disk_usage(out).free
     except OSError as exc:
         raise ValueError(f"--out {out!r} is not writable: {exc.strerror or exc}") from None
-    if free < MIN_FREE_BYTES:
-        raise ValueError(f"--out {out!r} has only {free} bytes free (need at least {MIN_FREE_BYTES})")
+    if free < need_bytes + MIN_FREE_BYTES:
+        raise ValueError(f"--out {out!r} has only {free} bytes free (need at least {need_bytes + MIN_FREE_BYTES})")
+
+
+def _bytes_needed(cfg: dict[str, Any]) -> int:
+    """Rough size of what a run writes: the weights (the ``.pt``, and the temporary copy while the old one is
+    replaced), plus weights and the two AdamW moments for a resume checkpoint."""
+    import torch
+
+    from .engine import build
+
+    with torch.random.fork_rng(devices=[]):   # building initialises on the CPU RNG: leave no trace
+        mix, enc = build(cfg, torch.device("meta"))
+    weights = sum(t.numel() * t.element_size() for t in (*enc.state_dict().values(), *mix.state_dict().values()))
+    return 2 * weights + (3 * weights if cfg["train"]["checkpoint_every"] else 0)
 
 
 def run_training(config: str, run: str, seed: int, out: str, *, preset: str | None = None,
@@ -188,8 +201,8 @@ def run_training(config: str, run: str, seed: int, out: str, *, preset: str | No
     base = os.path.join(out, run)
     json_path, pt_path, ck_path = base + ".json", base + ".pt", base + RESUME_SUFFIX
     if os.path.exists(json_path) and not overwrite:
-        raise ValueError(f"--run {run!r} already has a result in {json_path!r}; pass --overwrite to replace it "
-                         "or choose another --run")
+        raise ValueError(f"--run {run!r} already has a result (or failure record) in {json_path!r}; pass "
+                         "--overwrite to replace it or choose another --run")
     state = None
     if resume and not overwrite:
         if not os.path.exists(ck_path):
@@ -206,7 +219,9 @@ def run_training(config: str, run: str, seed: int, out: str, *, preset: str | No
     elif os.path.exists(ck_path) and not overwrite:
         raise ValueError(f"--run {run!r} has an interrupted run ({ck_path!r}); pass --resume to continue it "
                          "or --overwrite to start over")
-    check_out_dir(out)
+    check_out_dir(out, _bytes_needed(cfg))
+    if overwrite and os.path.exists(ck_path):   # starting over: an old interrupted state must not be resumed later
+        os.unlink(ck_path)
 
     def save_state(st: dict[str, Any]) -> None:
         atomic_write(ck_path, lambda f: torch.save(st, f), binary=True)
