@@ -193,6 +193,19 @@ def test_failed_json_write_leaves_neither_file(cfg_file, tmp_path, monkeypatch):
     assert {f: (out / f).read_bytes() for f in os.listdir(out)} == before   # no r.pt alone, no temporaries
 
 
+def test_failed_checkpoint_write_is_a_clear_error_leaving_nothing(cfg_file, tmp_path, monkeypatch, capsys):
+    def save(obj, f, *a, **k):
+        raise RuntimeError("[enforce fail at inline_container.cc:664] . PytorchStreamWriter failed writing file")
+
+    monkeypatch.setattr(torch, "save", save)
+    assert cli.main(_train_argv(cfg_file, tmp_path / "o")) == 2
+    err = capsys.readouterr().err
+    assert "could not write the results of run 'r'" in err and "Traceback" not in err
+    assert os.listdir(tmp_path / "o") == []
+    assert cli.main(_train_argv(cfg_file, tmp_path / "o", "r", "--set", "train.checkpoint_every=2")) == 2
+    assert "could not write the resume checkpoint" in capsys.readouterr().err
+
+
 def test_pt_without_json_counts_as_not_done(cfg_file, tmp_path, monkeypatch):
     out = str(tmp_path / "out")
     sweep.run_sweep(cfg_file, "g", out, ["loss.lam=0.05"], [0], log=quiet)

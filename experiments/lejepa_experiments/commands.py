@@ -224,7 +224,11 @@ def run_training(config: str, run: str, seed: int, out: str, *, preset: str | No
         os.unlink(ck_path)
 
     def save_state(st: dict[str, Any]) -> None:
-        atomic_write(ck_path, lambda f: torch.save(st, f), binary=True)
+        try:
+            atomic_write(ck_path, lambda f: torch.save(st, f), binary=True)
+        except (OSError, RuntimeError) as exc:   # torch.save reports a failed write as RuntimeError
+            raise ValueError(f"could not write the resume checkpoint {ck_path!r} at step {st['step']}: "
+                             f"{getattr(exc, 'strerror', None) or exc}") from None
 
     record = {"run": run, "seed": seed, "config_file": os.path.abspath(config), "preset": preset,
               "overrides": list(overrides or []), "config": cfg, "time_limit_s": time_limit_s}
@@ -255,8 +259,9 @@ def run_training(config: str, run: str, seed: int, out: str, *, preset: str | No
             "metrics": res.metrics, "format": "lejepa-checkpoint-1"}
     try:
         write_result_pair(base, ckpt, result)
-    except OSError as exc:
-        raise ValueError(f"could not write the results of run {run!r} to {out!r}: {exc.strerror or exc}") from None
+    except (OSError, RuntimeError) as exc:   # torch.save reports a failed write as RuntimeError
+        raise ValueError(f"could not write the results of run {run!r} to {out!r}: "
+                         f"{getattr(exc, 'strerror', None) or exc}") from None
     if os.path.exists(ck_path):
         os.unlink(ck_path)
     return result
