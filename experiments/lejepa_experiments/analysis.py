@@ -12,6 +12,8 @@ from typing import Any
 
 import torch
 
+from .metrics import _ols
+
 
 @torch.no_grad()
 def error_by_radius(enc: torch.nn.Module, mix: torch.nn.Module, z: torch.Tensor,

@@ -1,13 +1,30 @@
 """The ``lejepa train`` subcommand (registered into :data:`lejepa_experiments.cli.SUBCOMMANDS`).
 
-``lejepa train --config FILE --run NAME --seed S --out DIR [--preset P] [--set section.key=value ...]``
-trains one encoder and writes, atomically (temporary file in DIR, then ``os.replace``):
+``lejepa train --config FILE --run NAME --seed S --out DIR [--preset P] [--set section.key=value ...]
+[--overwrite] [--resume]`` trains one encoder and writes:
 
-* ``DIR/NAME.json``: run name, seed, the full resolved config, final metrics (evaluation set),
-  ``bound_check`` (Theorem 3 with bootstrap CIs on 100k fresh pairs, :func:`.engine.final_bound_check`),
-  learning curves, pair structure, versions, device, thread count, seconds and steps per second;
+* ``DIR/NAME.json``: ``status: "ok"``, run name, seed, the full resolved config, final metrics
+  (evaluation set), ``bound_check`` (Theorem 3 with bootstrap CIs on 100k fresh pairs,
+  :func:`.engine.final_bound_check`), learning curves, pair structure, versions, device, thread
+  count, seconds and steps per second;
 * ``DIR/NAME.pt``: checkpoint (config, seed, encoder and mixing state dicts, final metrics),
   loadable with :func:`load_checkpoint`.
+
+Results on disk (the invariant every reader may rely on):
+
+* ``NAME.json`` with status ``ok`` exists only when its ``NAME.pt`` is complete: both are first
+  written to temporary files in DIR (mode ``0o666 & ~umask``), then an old ``NAME.json`` is
+  removed, ``NAME.pt`` renamed into place, and ``NAME.json`` last. A ``NAME.pt`` without its
+  ``NAME.json`` is therefore an unfinished write: it counts as not done and is replaced.
+* A training whose loss becomes non-finite writes ``NAME.json`` with ``status: "failed"``, the
+  ``step`` and the ``reason`` (and no ``NAME.pt``), prints one line and exits with status 1.
+* DIR is created and a probe file written (and removed) before training starts, so an unwritable
+  or full DIR is an error before any time is spent.
+* An existing ``NAME.json`` (a result or a failure record) is refused unless ``--overwrite``.
+* With ``train.checkpoint_every = K > 0`` the full training state is written every K steps to
+  ``DIR/NAME.resume.ckpt`` (atomically); ``--resume`` continues from it (same config and seed
+  required), with results equal bit for bit to an uninterrupted run. It is removed once the result
+  pair is written. A run with a resume checkpoint is refused without ``--resume`` or ``--overwrite``.
 
 An interrupted run leaves no half-written file (the temporary files are removed on error).
 Torch is imported only when the command runs.
@@ -18,11 +35,27 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
-from typing import Any, Callable
+from typing import IO, Any, Callable
 
 from .cli import SUBCOMMANDS
+
+RESUME_SUFFIX = ".resume.ckpt"
+"""Suffix of the periodic resume checkpoint beside a run's result pair (not ``.pt``, so that
+``lejepa check --checkpoints`` does not take it for a finished encoder)."""
+
+MIN_FREE_BYTES = 1 << 20
+"""Free space the output directory must have before a training starts."""
+
+
+class TrainingFailed(RuntimeError):
+    """A training ended without a result (non-finite loss); ``record`` is the failure record written."""
+
+    def __init__(self, message: str, record: dict[str, Any]):
+        super().__init__(message)
+        self.record = record
 
 
 def _train_args(p: argparse.ArgumentParser) -> None:
@@ -36,21 +69,68 @@ def _train_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--time-limit", type=float, default=None, metavar="SEC",
                    help="stop after this many seconds of training (recorded in the result)")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing result of this --run")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run from DIR/NAME.resume.ckpt (needs train.checkpoint_every > 0)")
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _write_temp(path: str, write: Callable[[Any], None], binary: bool = False) -> str:
+    """Write a temporary file beside ``path`` (mode ``0o666 & ~umask``, fsynced); return its path."""
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=d, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        os.fchmod(fd, 0o666 & ~_umask())      # mkstemp creates 0600
+        f: IO[Any] = os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8")
+        with f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return tmp
 
 
 def atomic_write(path: str, write: Callable[[Any], None], binary: bool = False) -> None:
     """Write ``path`` through a temporary file in the same directory, then ``os.replace``."""
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=d, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    tmp = _write_temp(path, write, binary)
     try:
-        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        raise
+
+
+def write_result_pair(base: str, ckpt: dict[str, Any], result: dict[str, Any]) -> None:
+    """Write ``base.pt`` and ``base.json`` so that neither is left alone (module docstring): both to
+    temporaries, remove an old ``base.json``, rename ``.pt``, then ``.json``; on any error nothing
+    new is left (a renamed ``.pt`` is removed again)."""
+    import torch
+
+    tmps: list[str] = []
+    pt_done = False
+    try:
+        tmps.append(_write_temp(base + ".pt", lambda f: torch.save(ckpt, f), binary=True))
+        tmps.append(_write_temp(base + ".json", lambda f: json.dump(result, f, indent=2, sort_keys=False)))
+        if os.path.exists(base + ".json"):
+            os.unlink(base + ".json")
+        os.replace(tmps[0], base + ".pt")
+        pt_done = True
+        os.replace(tmps[1], base + ".json")
+    except BaseException:
+        for t in tmps:
+            if os.path.exists(t):
+                os.unlink(t)
+        if pt_done and not os.path.exists(base + ".json") and os.path.exists(base + ".pt"):
+            os.unlink(base + ".pt")
         raise
 
 
@@ -62,14 +142,54 @@ def _check_name(name: str) -> str:
     return name
 
 
+def check_out_dir(out: str, need_bytes: int = 0) -> None:
+    """Create ``out`` and prove it writable (a probe file written, fsynced, removed) with at least
+    ``need_bytes + MIN_FREE_BYTES`` free; else ``ValueError`` naming the directory and the reason."""
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise ValueError(f"--out {out!r} exists and is not a directory")
+    try:
+        os.makedirs(out, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=out, prefix=".write-probe.", suffix=".tmp")
+        try:
+            os.write(fd, b"lejepa write probe\n")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+            os.unlink(probe)
+        free = shutil.disk_usage(out).free
+    except OSError as exc:
+        raise ValueError(f"--out {out!r} is not writable: {exc.strerror or exc}") from None
+    if free < need_bytes + MIN_FREE_BYTES:
+        raise ValueError(f"--out {out!r} has only {free} bytes free (need at least {need_bytes + MIN_FREE_BYTES})")
+
+
+def _bytes_needed(cfg: dict[str, Any]) -> int:
+    """Rough size of what a run writes: the weights (the ``.pt``, and the temporary copy while the old one is
+    replaced), plus weights and the two AdamW moments for a resume checkpoint."""
+    import torch
+
+    from .engine import build
+
+    with torch.random.fork_rng(devices=[]):   # building initialises on the CPU RNG: leave no trace
+        mix, enc = build(cfg, torch.device("meta"))
+    weights = sum(t.numel() * t.element_size() for t in (*enc.state_dict().values(), *mix.state_dict().values()))
+    return 2 * weights + (3 * weights if cfg["train"]["checkpoint_every"] else 0)
+
+
 def run_training(config: str, run: str, seed: int, out: str, *, preset: str | None = None,
                  overrides: list[str] | None = None, progress: bool | None = None,
-                 time_limit_s: float | None = None) -> dict[str, Any]:
-    """Validate, train, write ``out/run.json`` and ``out/run.pt``; return the result dict."""
+                 time_limit_s: float | None = None, overwrite: bool = False,
+                 resume: bool = False) -> dict[str, Any]:
+    """Validate, train, write ``out/run.json`` and ``out/run.pt``; return the result dict.
+
+    Raises ``ValueError`` for bad input, an unwritable ``out``, an existing result without
+    ``overwrite``, or a missing/mismatched resume checkpoint; :class:`TrainingFailed` (after
+    writing the failure record) when the loss becomes non-finite.
+    """
     import torch
 
     from .config import load_config
-    from .engine import final_bound_check, train, versions
+    from .engine import NonFiniteLoss, final_bound_check, same_run_config, train, versions
 
     _check_name(run)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
@@ -78,24 +198,72 @@ def run_training(config: str, run: str, seed: int, out: str, *, preset: str | No
         raise ValueError(f"--time-limit must be > 0 seconds, got {time_limit_s!r}")
     cfg = load_config(config, preset, overrides)
     cfg["name"] = run
-    if os.path.exists(out) and not os.path.isdir(out):
-        raise ValueError(f"--out {out!r} exists and is not a directory")
-    os.makedirs(out, exist_ok=True)
-    res = train(cfg, seed, progress=progress, time_limit_s=time_limit_s)
+    base = os.path.join(out, run)
+    json_path, pt_path, ck_path = base + ".json", base + ".pt", base + RESUME_SUFFIX
+    if os.path.exists(json_path) and not overwrite:
+        raise ValueError(f"--run {run!r} already has a result (or failure record) in {json_path!r}; pass "
+                         "--overwrite to replace it or choose another --run")
+    state = None
+    if resume and not overwrite:
+        if not os.path.exists(ck_path):
+            raise ValueError(f"--resume: no resume checkpoint {ck_path!r} (a run writes one every "
+                             "train.checkpoint_every steps when that is > 0)")
+        try:
+            state = torch.load(ck_path, map_location="cpu", weights_only=True)
+        except Exception as exc:  # truncated or foreign file
+            raise ValueError(f"--resume: {ck_path!r} is corrupt ({exc}); remove it to start over") from None
+        if not isinstance(state, dict) or state.get("format") != "lejepa-resume-1" or state.get("seed") != seed \
+                or not same_run_config(state.get("config", {}), cfg):
+            raise ValueError(f"--resume: {ck_path!r} holds a run with another config or seed; resume with the "
+                             "same config, preset, --set and --seed, or pass --overwrite to start over")
+    elif os.path.exists(ck_path) and not overwrite:
+        raise ValueError(f"--run {run!r} has an interrupted run ({ck_path!r}); pass --resume to continue it "
+                         "or --overwrite to start over")
+    check_out_dir(out, _bytes_needed(cfg))
+    if overwrite and os.path.exists(ck_path):   # starting over: an old interrupted state must not be resumed later
+        os.unlink(ck_path)
+
+    def save_state(st: dict[str, Any]) -> None:
+        try:
+            atomic_write(ck_path, lambda f: torch.save(st, f), binary=True)
+        except (OSError, RuntimeError) as exc:   # torch.save reports a failed write as RuntimeError
+            raise ValueError(f"could not write the resume checkpoint {ck_path!r} at step {st['step']}: "
+                             f"{getattr(exc, 'strerror', None) or exc}") from None
+
+    record = {"run": run, "seed": seed, "config_file": os.path.abspath(config), "preset": preset,
+              "overrides": list(overrides or []), "config": cfg, "time_limit_s": time_limit_s}
+    try:
+        res = train(cfg, seed, progress=progress, time_limit_s=time_limit_s,
+                    checkpoint=save_state if cfg["train"]["checkpoint_every"] else None, resume=state)
+    except NonFiniteLoss as exc:
+        fail = dict(record, status="failed", step=exc.step, reason=str(exc), versions=versions(),
+                    threads=torch.get_num_threads())
+        for p in (pt_path, ck_path):   # a failure record has no checkpoint beside it
+            if os.path.exists(p):
+                os.unlink(p)
+        try:
+            atomic_write(json_path, lambda f: json.dump(fail, f, indent=2))
+        except OSError as werr:
+            raise ValueError(f"run {run!r} failed ({exc}) and its failure record could not be written to "
+                             f"{json_path!r}: {werr.strerror or werr}") from None
+        raise TrainingFailed(f"run {run!r} failed: {exc}; recorded in {json_path}", fail) from None
     check = final_bound_check(res.encoder, res.mixing, cfg, seed)
-    result = {
-        "run": run, "seed": seed, "config_file": os.path.abspath(config), "preset": preset,
-        "overrides": list(overrides or []), "config": cfg, "pair": res.info["pair"],
+    result = dict(record, status="ok", **{
+        "pair": res.info["pair"],
         "metrics": res.metrics, "bound_check": check, "curves": res.curves, "versions": versions(), "device": res.device,
         "threads": res.info["threads"], "seconds": res.seconds, "steps_per_second": res.steps_per_second,
         "steps_done": res.info["steps_done"], "stopped_early": res.info["stopped_early"],
-        "time_limit_s": time_limit_s,
-    }
+        "resumed_from_step": None if state is None else int(state["step"]),
+    })
     ckpt = {"config": cfg, "seed": seed, "encoder": res.encoder.state_dict(), "mixing": res.mixing.state_dict(),
             "metrics": res.metrics, "format": "lejepa-checkpoint-1"}
-    base = os.path.join(out, run)
-    atomic_write(base + ".pt", lambda f: torch.save(ckpt, f), binary=True)
-    atomic_write(base + ".json", lambda f: json.dump(result, f, indent=2, sort_keys=False))
+    try:
+        write_result_pair(base, ckpt, result)
+    except (OSError, RuntimeError) as exc:   # torch.save reports a failed write as RuntimeError
+        raise ValueError(f"could not write the results of run {run!r} to {out!r}: "
+                         f"{getattr(exc, 'strerror', None) or exc}") from None
+    if os.path.exists(ck_path):
+        os.unlink(ck_path)
     return result
 
 
@@ -121,10 +289,13 @@ def _train_run(args: argparse.Namespace) -> int:
     try:
         res = run_training(args.config, args.run, args.seed, args.out, preset=args.preset,
                            overrides=args.overrides, progress=False if args.no_progress else None,
-                           time_limit_s=args.time_limit)
+                           time_limit_s=args.time_limit, overwrite=args.overwrite, resume=args.resume)
     except ValueError as exc:
         print(f"lejepa train: error: {exc}", file=sys.stderr)
         return 2
+    except TrainingFailed as exc:
+        print(f"lejepa train: {exc}", file=sys.stderr)
+        return 1
     m, bc = res["metrics"], res["bound_check"]
     thm = (f"Theorem 3: {bc['skipped']}" if "skipped" in bc else
            f"Theorem 3 on {bc['m']} fresh pairs: err = {bc['err']['value']:.4g}, bound = {bc['bound']['value']:.4g}, "

@@ -3,7 +3,10 @@
 A config is a nested dict with the sections of :data:`DEFAULTS`; a file gives any subset of it
 (plus an optional ``presets`` mapping ``name -> partial config``, applied with ``--preset``).
 Every key is validated: an unknown section or key, or a bad value, raises ``ValueError`` naming
-the dotted key (``train.lr``, ``pair.kind``, ...).
+the dotted key (``train.lr``, ``pair.kind``, ...). An empty config file is refused.
+
+``train.checkpoint_every = K > 0`` writes a resume checkpoint every K steps (``lejepa train
+--resume``, see :mod:`.commands`); 0 (the default) writes none. It does not change the numbers.
 """
 
 from __future__ import annotations
@@ -14,7 +17,6 @@ import math
 import os
 from typing import Any, Callable
 
-from ._checks import check_choice
 from .data import LATENTS, MIXINGS, PAIRS
 from .models import ACTIVATIONS, ENCODERS
 
@@ -32,9 +34,9 @@ DEFAULTS: dict[str, Any] = {
              "temperature": 1.0, "vicreg_sim": 25.0, "vicreg_var": 25.0, "vicreg_cov": 1.0},
     "train": {"steps": 20000, "batch": 256, "lr": 3e-3, "weight_decay": 0.01, "beta1": 0.9, "beta2": 0.999,
               "constant_frac": 0.5, "warmup_steps": 0, "min_lr_frac": 0.0, "grad_clip": 0.0,
-              "log_every": 50},
+              "log_every": 50, "checkpoint_every": 0},
     "eval": {"size": 10000, "every": 1000, "seed_offset": 1_000_003},
-    "runtime": {"device": "auto", "threads": 2, "progress": True, "deterministic": False},
+    "runtime": {"device": "auto", "threads": 1, "progress": True, "deterministic": False},
 }
 
 
@@ -114,7 +116,7 @@ SCHEMA: dict[str, Any] = {
     "train": {"steps": _int(1), "batch": _int(2), "lr": _float(0.0, lo_open=True), "weight_decay": _float(0.0),
               "beta1": _float(0.0, 1.0, hi_open=True), "beta2": _float(0.0, 1.0, hi_open=True),
               "constant_frac": _float(0.0, 1.0), "warmup_steps": _int(0), "min_lr_frac": _float(0.0, 1.0),
-              "grad_clip": _float(0.0), "log_every": _int(1)},
+              "grad_clip": _float(0.0), "log_every": _int(1), "checkpoint_every": _int(0)},
     "eval": {"size": _int(16), "every": _int(1), "seed_offset": _int(1)},
     "runtime": {"device": _device, "threads": _int(1), "progress": _bool, "deterministic": _bool},
 }
@@ -191,8 +193,9 @@ def load_config(path: str | os.PathLike[str], preset: str | None = None,
             raw = _parse_text(f.read(), path)
         except Exception as exc:  # yaml/json parse error
             raise ValueError(f"config file {path!r} could not be parsed: {exc}") from None
-    if raw is None:
-        raw = {}
+    if raw is None:  # an empty file (or only comments) would silently mean the full default run
+        raise ValueError(f"config file {path!r} is empty; give at least one setting (the defaults alone "
+                         "are a 20 000-step run)")
     if not isinstance(raw, dict):
         raise ValueError(f"config file {path!r} must hold a mapping, got {type(raw).__name__}")
     presets = raw.pop("presets", {}) or {}

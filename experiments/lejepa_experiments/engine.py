@@ -4,7 +4,17 @@
 Randomness: the held-out evaluation set is drawn first from the global torch RNG seeded with
 ``seed + eval.seed_offset``; then the RNG is reseeded with ``seed`` for the encoder's
 initialisation, the training batches (fresh every step, never the evaluation points) and the
-SIGReg slices. Same seed, same device, same thread count => same numbers.
+SIGReg slices. Same seed, same device, same thread count => same numbers (see "Determinism"
+below for exactly what that covers).
+
+Checkpoints and resuming: with ``checkpoint=fn`` and ``train.checkpoint_every = K > 0``, ``fn(state)``
+is called after every K-th step (not after the last) with the full training state (see
+:func:`training_state`: step, encoder, optimizer and scheduler state, learning curves, the running
+loss accumulator, elapsed seconds, and the RNG states of torch (CPU and, on CUDA, the device),
+numpy and Python's ``random``). ``train(cfg, seed, resume=state)`` continues from such a state; the
+result equals the uninterrupted run's bit for bit (``tests/test_resume.py``): the schedule and the
+lambda ramp are functions of the step, the data batches and SIGReg slices come from the restored
+torch RNG, and the evaluation set is redrawn from its own seed.
 
 Objectives (``loss.kind``), with ``align = mean ||h1 - h2||^2`` and ``lam = loss.lam``:
 
@@ -22,12 +32,25 @@ Objectives (``loss.kind``), with ``align = mean ||h1 - h2||^2`` and ``lam = loss
 statistic times 2m) and whitening ``||C([h1; h2]) - I||_F^2 / n^2`` of the concatenation. ``vicreg``
 and ``infonce`` are the same in both conventions (the authors have no real VICReg; their InfoNCE is
 this one with ``sigma^2 = temperature``). Conversion: ``docs/training.md``, "λ in the authors' units".
+
+Determinism (CPU; measured with ``benchmarks/bench_threads.py``, tested in ``tests/test_determinism.py``
+and ``tests/test_resume.py``, details in ``docs/training.md``): two runs with the same config, seed,
+torch build, device and ``runtime.threads`` give bit-identical weights, curves and metrics, for 1 and
+for 2 threads, also when the runs compete for the cores (load does not change how torch's OpenMP
+loops or the numba SIGReg kernels split their work). The OLS fits behind the metrics use the
+``gelsd`` least-squares driver: MKL's default ``gelsy`` gave last-bit differences depending on the
+memory placement of its inputs (see :func:`.metrics._ols`). A different thread count may change
+results in the last bits (torch splits reductions above its grain size by thread), and so may another
+torch/MKL build, CPU type or device. ``runtime.deterministic`` additionally asks torch for
+deterministic kernels (relevant on CUDA).
 """
 
 from __future__ import annotations
 
+import json
 import math
 import platform
+import random
 import sys
 import time
 from dataclasses import dataclass, field
@@ -36,7 +59,7 @@ from typing import Any, Callable
 import torch
 
 from . import __version__, cf_kernels
-from .data import Mixing, pair_correlation, sample_latent, sample_pair
+from .data import Mixing, pair_correlation, sample_pair
 from .losses import alignment_loss, alignment_loss_authors, infonce_gaussian, sigreg, vicreg_loss, whitening_loss
 from .metrics import identifiability_metrics
 from .models import build_encoder
@@ -198,6 +221,83 @@ def versions() -> dict[str, str]:
     return out
 
 
+class NonFiniteLoss(FloatingPointError):
+    """The training diverged: the loss (or, seen at an evaluation, the weights) became NaN or infinite;
+    ``step`` is the step where it was seen (a logging or evaluation step), ``value`` the loss there."""
+
+    def __init__(self, step: int, value: float, what: str = "training loss"):
+        super().__init__(f"{what} became non-finite ({value}) at step {step}")
+        self.step = step
+        self.value = value
+
+
+def _check_finite(step: int, enc: torch.nn.Module, run_loss: torch.Tensor, n_acc: int) -> None:
+    """Before an evaluation: raise :class:`NonFiniteLoss` if the loss accumulated since the last log
+    or any weight is non-finite (the evaluation would otherwise fail on non-finite embeddings)."""
+    if n_acc and not bool(torch.isfinite(run_loss)):
+        raise NonFiniteLoss(step, float(run_loss) / n_acc)
+    if not all(bool(torch.isfinite(p).all()) for p in enc.parameters()):
+        raise NonFiniteLoss(step, float("nan"), "encoder weights")
+
+
+RESUME_FORMAT = "lejepa-resume-1"
+
+
+def rng_state(device: torch.device) -> dict[str, Any]:
+    """Every RNG state a training may touch: torch CPU (and the CUDA device), numpy's and Python's global
+    generators, as tensors/lists (so that ``torch.load(weights_only=True)`` reads them back)."""
+    import numpy as np
+
+    npst = np.random.get_state(legacy=False)
+    py = random.getstate()
+    out: dict[str, Any] = {
+        "torch": torch.random.get_rng_state(),
+        "numpy": {"key": torch.from_numpy(np.asarray(npst["state"]["key"], dtype=np.int64)),
+                  "pos": int(npst["state"]["pos"]), "has_gauss": int(npst["has_gauss"]),
+                  "gauss": float(npst["gauss"])},
+        "python": [py[0], list(py[1]), py[2]],
+    }
+    if device.type == "cuda":
+        out["cuda"] = torch.cuda.get_rng_state(device)
+    return out
+
+
+def set_rng_state(st: dict[str, Any], device: torch.device) -> None:
+    """Restore what :func:`rng_state` recorded."""
+    import numpy as np
+
+    torch.random.set_rng_state(st["torch"])
+    if "cuda" in st and device.type == "cuda":
+        torch.cuda.set_rng_state(st["cuda"], device)
+    n = st["numpy"]
+    np.random.set_state({"bit_generator": "MT19937",
+                         "state": {"key": n["key"].numpy().astype(np.uint32), "pos": n["pos"]},
+                         "has_gauss": n["has_gauss"], "gauss": n["gauss"]})
+    v, internal, gauss = st["python"]
+    random.setstate((v, tuple(internal), gauss))
+
+
+def training_state(step: int, seed: int, cfg: dict[str, Any], enc: torch.nn.Module, opt: torch.optim.Optimizer,
+                   sched: Any, curves: dict[str, list[Any]], run_loss: torch.Tensor, n_acc: int, seconds: float,
+                   device: torch.device) -> dict[str, Any]:
+    """The state after ``step`` steps from which :func:`train` can continue (``resume=``). Its tensors
+    alias the live model: serialise it (``torch.save``) before training goes on."""
+    return {"format": RESUME_FORMAT, "step": step, "seed": seed, "config": cfg, "encoder": enc.state_dict(),
+            "optimizer": opt.state_dict(), "scheduler": sched.state_dict(), "curves": curves,
+            "run_loss": run_loss.detach().clone(), "n_acc": n_acc, "seconds": seconds, "rng": rng_state(device)}
+
+
+def same_run_config(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Configs equal up to ``train.checkpoint_every`` (which does not change the numbers) and up to a
+    JSON round trip (tuples vs lists)."""
+    def norm(c: dict[str, Any]) -> Any:
+        c = json.loads(json.dumps(c))
+        if isinstance(c.get("train"), dict):
+            c["train"].pop("checkpoint_every", None)
+        return c
+    return norm(a) == norm(b)
+
+
 @dataclass
 class TrainResult:
     encoder: torch.nn.Module
@@ -208,15 +308,19 @@ class TrainResult:
     seconds: float
     steps_per_second: float
     info: dict[str, Any] = field(default_factory=dict)
+    state: dict[str, Any] = field(default_factory=dict)
+    """The final training state (:func:`training_state` after the last step)."""
 
 
 def train(cfg: dict[str, Any], seed: int = 0, *, progress: bool | None = None,
           on_eval: Callable[[int, dict[str, float]], None] | None = None,
-          time_limit_s: float | None = None) -> TrainResult:
+          time_limit_s: float | None = None, checkpoint: Callable[[dict[str, Any]], None] | None = None,
+          resume: dict[str, Any] | None = None) -> TrainResult:
     """Train one encoder as configured by the (validated) ``cfg``; see the module docstring.
 
-    ``time_limit_s`` stops early (after the current step) once exceeded and is recorded in
-    ``info['stopped_early']``.
+    ``time_limit_s`` stops early (after the current step) once exceeded (the clock includes the
+    seconds before a resume) and is recorded in ``info['stopped_early']``. ``checkpoint`` and
+    ``resume``: see the module docstring. A non-finite loss raises :class:`NonFiniteLoss`.
     """
     rt, tr, lat, pr = cfg["runtime"], cfg["train"], cfg["latent"], cfg["pair"]
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
@@ -237,18 +341,35 @@ def train(cfg: dict[str, Any], seed: int = 0, *, progress: bool | None = None,
         opt, lambda s: lr_factor(s, steps, tr["constant_frac"], tr["warmup_steps"], tr["min_lr_frac"]))
 
     curves: dict[str, list[Any]] = {"step": [], "loss": [], "lr": [], "eval_step": [], "eval": []}
+    run_loss = torch.zeros((), device=device)
+    n_acc = 0
+    start, before = 0, 0.0
+    if resume is not None:
+        if resume.get("format") != RESUME_FORMAT or resume.get("seed") != seed \
+                or not same_run_config(resume.get("config", {}), cfg):
+            raise ValueError("the resume state belongs to another config or seed (or is not a resume checkpoint)")
+        start = int(resume["step"])
+        if not 0 <= start < steps:
+            raise ValueError(f"the resume state is at step {start}, outside 0..{steps - 1}")
+        enc.load_state_dict(resume["encoder"])
+        opt.load_state_dict(resume["optimizer"])
+        sched.load_state_dict(resume["scheduler"])
+        curves = {k: list(v) for k, v in resume["curves"].items()}
+        run_loss = resume["run_loss"].to(device=device, dtype=run_loss.dtype).clone()
+        n_acc = int(resume["n_acc"])
+        before = float(resume["seconds"])
+        set_rng_state(resume["rng"], device)
     bar = None
     if show:
         from tqdm import tqdm
 
-        bar = tqdm(total=steps, desc=cfg["name"], unit="step", file=sys.stderr, dynamic_ncols=True)
-    run_loss = torch.zeros((), device=device)
-    n_acc = 0
-    t0 = time.perf_counter()
+        bar = tqdm(total=steps, initial=start, desc=cfg["name"], unit="step", file=sys.stderr, dynamic_ncols=True)
+    t0 = time.perf_counter() - before
     stopped_early = False
-    step = 0
+    step = start
     every = cfg["eval"]["every"]
-    for step in range(1, steps + 1):
+    ck_every = tr["checkpoint_every"] if checkpoint is not None else 0
+    for step in range(start + 1, steps + 1):
         z1, z2 = sample_pair(lat["dist"], pr["kind"], pr["rho"], tr["batch"], lat["dim"], alpha=lat["alpha"],
                              device=device)
         h = enc(mix(torch.cat((z1, z2))))
@@ -268,7 +389,7 @@ def train(cfg: dict[str, Any], seed: int = 0, *, progress: bool | None = None,
             if not math.isfinite(lv):
                 if bar is not None:
                     bar.close()
-                raise FloatingPointError(f"training loss became non-finite at step {step}")
+                raise NonFiniteLoss(step, lv)
             curves["step"].append(step)
             curves["loss"].append(lv)
             curves["lr"].append(sched.get_last_lr()[0])
@@ -280,6 +401,12 @@ def train(cfg: dict[str, Any], seed: int = 0, *, progress: bool | None = None,
             bar.update(1)
         over_time = time_limit_s is not None and time.perf_counter() - t0 > time_limit_s
         if step % every == 0 and step != steps and not over_time:
+            try:
+                _check_finite(step, enc, run_loss, n_acc)
+            except NonFiniteLoss:
+                if bar is not None:
+                    bar.close()
+                raise
             m = evaluate(enc, mix, ev)
             curves["eval_step"].append(step)
             curves["eval"].append({k: m[k] for k in EVAL_CURVE_KEYS})
@@ -288,9 +415,13 @@ def train(cfg: dict[str, Any], seed: int = 0, *, progress: bool | None = None,
         if over_time:
             stopped_early = step < steps
             break
+        if ck_every and step % ck_every == 0 and step != steps and checkpoint is not None:
+            checkpoint(training_state(step, seed, cfg, enc, opt, sched, curves, run_loss, n_acc,
+                                      time.perf_counter() - t0, device))
     seconds = time.perf_counter() - t0
     if bar is not None:
         bar.close()
+    _check_finite(step, enc, run_loss, n_acc)
     final = evaluate(enc, mix, ev)
     curves["eval_step"].append(step)
     curves["eval"].append({k: final[k] for k in EVAL_CURVE_KEYS})
@@ -299,4 +430,6 @@ def train(cfg: dict[str, Any], seed: int = 0, *, progress: bool | None = None,
                      "description": ("z' = rho z + sqrt(1-rho^2) eta (OU, correlation rho)" if pr["kind"] == "ou"
                                      else "two noisy views rho z + sqrt(1-rho^2) eta_i (correlation rho^2)")},
             "threads": torch.get_num_threads()}
-    return TrainResult(enc, mix, final, curves, str(device), seconds, step / max(seconds, 1e-9), info)
+    state = training_state(step, seed, cfg, enc, opt, sched, curves, run_loss, n_acc, seconds, device)
+    return TrainResult(enc, mix, final, curves, str(device), seconds, (step - start) / max(seconds - before, 1e-9),
+                       info, state)

@@ -17,22 +17,39 @@ Resuming: a run whose JSON already exists with the same resolved config and seed
 again, so an interrupted sweep loses no finished run (a run that a ``--time-limit`` stopped early
 is kept only when the sweep is resumed with the same limit); one that exists with a different
 config is an error naming the file (a changed sweep must get a new name). Every grid point is
-validated before the first training starts.
+validated before the first training starts. Before anything trains, every existing result is
+verified: the JSON must be a complete run record (``run``, ``seed``, ``config``, ``metrics``) and
+its ``.pt`` must load as a checkpoint of the same config and seed; a file that fails is named as
+corrupt (remove it, and its partner, to retrain). A ``.pt`` without its ``.json`` is an unfinished
+write (see :mod:`.commands`) and is trained again. A run interrupted with a resume checkpoint
+(``train.checkpoint_every``) continues from it.
+
+Failures: a run whose loss becomes non-finite is recorded (``<run>.json`` with ``status: "failed"``,
+step, reason), logged in one line, and the sweep goes on; the failures are listed at the end (exit
+status 1). A rerun skips recorded failures unless ``--retry-failed``.
+
+Concurrency: the sweep holds an exclusive ``fcntl`` lock on ``DIR/NAME/.lock`` (holder pid, host and
+start time written inside) from the check of existing results to the end; a second sweep of the
+same ``--name`` refuses at once with the holder named. The lock file is removed on exit.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
+import errno
 import io
 import itertools
 import json
 import os
+import socket
 import sys
-from typing import Any
+import time
+from typing import Any, Iterator
 
 from .cli import SUBCOMMANDS
-from .commands import atomic_write, run_training
+from .commands import RESUME_SUFFIX, TrainingFailed, atomic_write, run_training
 from .config import is_safe_name
 
 MAX_NAME_BYTES = 200
@@ -122,15 +139,106 @@ def plan(config: str, grid: list[tuple[str, list[str]]], seeds: list[int], prese
     return runs
 
 
+LOCK_NAME = ".lock"
+
+
+@contextlib.contextmanager
+def sweep_lock(out_dir: str) -> Iterator[None]:
+    """Hold an exclusive ``fcntl.flock`` on ``out_dir/.lock`` (non-blocking); ``ValueError`` naming the
+    holder (pid, host, start time as written in the file) if another process holds it. The file is
+    removed on release; a contender that locked a file removed meanwhile retries on the new one."""
+    import fcntl
+
+    path = os.path.join(out_dir, LOCK_NAME)
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                os.close(fd)
+                raise
+            try:
+                holder = os.read(fd, 4096).decode("utf-8", "replace").strip()
+            finally:
+                os.close(fd)
+            raise ValueError(f"sweep directory {out_dir!r} is in use by another lejepa sweep "
+                             f"({holder or 'holder not yet recorded'}; lock file {path!r}); wait for it "
+                             "to finish or give this sweep another --name") from None
+        try:
+            same = os.fstat(fd).st_ino == os.stat(path).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)   # the previous holder removed the file between our open and flock
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, f"pid {os.getpid()} on host {socket.gethostname()} since "
+                     f"{time.strftime('%Y-%m-%d %H:%M:%S %z')}\n".encode())
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        os.close(fd)
+
+
+def _corrupt(path: str, why: str, partner: str) -> ValueError:
+    return ValueError(f"{path!r} is corrupt ({why}); remove it and {os.path.basename(partner)!r} to retrain that run")
+
+
 def _load_result(path: str) -> dict[str, Any]:
     try:
         with open(path, encoding="utf-8") as f:
             res = json.load(f)
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{path!r} could not be read as a run result ({exc}); remove it to retrain") from None
     if not isinstance(res, dict):
         raise ValueError(f"{path!r} is not a run result; remove it to retrain")
     return res
+
+
+def verify_result(json_path: str, cfg: dict[str, Any], seed: int) -> dict[str, Any]:
+    """The run record at ``json_path`` if it is a complete result or failure record of ``cfg`` and
+    ``seed``, with (for a result) a loadable ``.pt`` of the same config and seed beside it;
+    ``ValueError`` naming the corrupt or mismatching file otherwise."""
+    from .engine import same_run_config
+
+    pt_path = json_path[: -len(".json")] + ".pt"
+    res = _load_result(json_path)
+    status = res.get("status", "ok")           # results written before the status field: ok
+    need = ("run", "seed", "config") + (("metrics",) if status == "ok" else ("step", "reason"))
+    missing = [k for k in need if k not in res]
+    if status not in ("ok", "failed") or missing:
+        raise _corrupt(json_path, f"not a complete run record: missing {missing}" if missing
+                       else f"unknown status {status!r}", pt_path)
+    if status == "ok" and not isinstance(res["metrics"], dict):
+        raise _corrupt(json_path, "'metrics' is not a mapping", pt_path)
+    if not isinstance(res["config"], dict) or not same_run_config(res["config"], cfg) or res["seed"] != seed:
+        raise ValueError(f"{json_path!r} holds a run with another config or seed; give the changed sweep a new --name")
+    if status == "failed":
+        return res
+    if not os.path.exists(pt_path):
+        raise _corrupt(json_path, f"its checkpoint {os.path.basename(pt_path)!r} is missing", pt_path)
+    import torch
+
+    try:
+        ck = torch.load(pt_path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # truncated, foreign or unreadable file
+        raise _corrupt(pt_path, f"does not load: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
+                       json_path) from None
+    if not isinstance(ck, dict) or ck.get("format") != "lejepa-checkpoint-1" or "encoder" not in ck \
+            or "mixing" not in ck:
+        raise _corrupt(pt_path, "not a lejepa training checkpoint", json_path)
+    if not isinstance(ck.get("config"), dict) or not same_run_config(ck["config"], cfg) or ck.get("seed") != seed:
+        raise _corrupt(pt_path, "its config or seed differs from its JSON's", json_path)
+    return res
+
+
+class SweepRows(list):  # type: ignore[type-arg]
+    """The summary rows of a sweep (a list), with ``failures``: the failure records, in grid order."""
+
+    failures: list[dict[str, Any]]
 
 
 def _summary_row(point: dict[str, str], seed: int, res: dict[str, Any]) -> dict[str, Any]:
@@ -166,8 +274,9 @@ def _write_summary(out_dir: str, rows: list[dict[str, Any]]) -> None:
 def run_sweep(config: str, name: str, out: str, grid_items: list[str], seeds: list[int], *,
               preset: str | None = None, overrides: list[str] | None = None,
               time_limit_s: float | None = None, progress: bool | None = False,
-              log=print) -> list[dict[str, Any]]:
-    """Run (or resume) the sweep; return the summary rows in grid order."""
+              retry_failed: bool = False, log=print) -> SweepRows:
+    """Run (or resume) the sweep; return the summary rows of the finished runs in grid order
+    (``.failures``: the failed runs' records)."""
     if not is_safe_name(name):
         raise ValueError(f"--name must be a non-empty file-name-safe name, got {name!r}")
     grid = parse_grid(grid_items)
@@ -175,33 +284,61 @@ def run_sweep(config: str, name: str, out: str, grid_items: list[str], seeds: li
     out_dir = os.path.join(out, name)
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise ValueError(f"{out_dir!r} exists and is not a directory")
-    os.makedirs(out_dir, exist_ok=True)
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"--out: cannot create {out_dir!r}: {exc.strerror or exc}") from None
+    with sweep_lock(out_dir):
+        return _run_locked(config, out_dir, runs, preset, time_limit_s, progress, retry_failed, log)
+
+
+def _run_locked(config: str, out_dir: str, runs: list[tuple[str, dict[str, str], int, list[str], dict[str, Any]]],
+                preset: str | None, time_limit_s: float | None, progress: bool | None, retry_failed: bool,
+                log) -> SweepRows:
     # check every existing result before training anything
     done: dict[str, dict[str, Any]] = {}
+    failed: dict[str, dict[str, Any]] = {}
     for run, _, seed, _, cfg in runs:
         path = os.path.join(out_dir, run + ".json")
         if os.path.exists(path):
-            res = _load_result(path)
-            want = json.loads(json.dumps(dict(cfg, name=run)))   # as a JSON round trip stores it
-            if res.get("config") != want or res.get("seed") != seed:
-                raise ValueError(f"{path!r} holds a run with another config or seed; "
-                                 "give the changed sweep a new --name")
+            res = verify_result(path, dict(cfg, name=run), seed)
+            if res.get("status") == "failed":
+                failed[run] = res
+                continue
             # a run cut short by a time limit counts as done only under the same limit
             if res.get("stopped_early") and res.get("time_limit_s") != time_limit_s:
                 continue
             done[run] = res
-    rows = []
+    rows = SweepRows()
+    rows.failures = []
     for i, (run, point, seed, ov, _) in enumerate(runs):
+        tag = f"[{i + 1}/{len(runs)}] {run}"
         if run in done:
             res = done[run]
-            log(f"[{i + 1}/{len(runs)}] {run}: done before, kept")
+            log(f"{tag}: done before, kept")
+        elif run in failed and not retry_failed:
+            rec = failed[run]
+            log(f"{tag}: failed before at step {rec['step']} ({rec['reason']}); skipped (--retry-failed trains it again)")
+            rows.failures.append(rec)
+            continue
         else:
-            res = run_training(config, run, seed, out_dir, preset=preset, overrides=ov, progress=progress,
-                               time_limit_s=time_limit_s)
-            log(f"[{i + 1}/{len(runs)}] {run}: R2(h->z) = {res['metrics']['r2_h_to_z']:.5f}, "
-                f"{res['seconds']:.1f} s")
+            resume = os.path.exists(os.path.join(out_dir, run + RESUME_SUFFIX)) and run not in failed
+            try:
+                res = run_training(config, run, seed, out_dir, preset=preset, overrides=ov, progress=progress,
+                                   time_limit_s=time_limit_s, overwrite=not resume, resume=resume)
+            except TrainingFailed as exc:
+                log(f"{tag}: FAILED at step {exc.record['step']}: {exc.record['reason']}")
+                rows.failures.append(exc.record)
+                continue
+            log(f"{tag}: R2(h->z) = {res['metrics']['r2_h_to_z']:.5f}, {res['seconds']:.1f} s"
+                + (f" (resumed from step {res['resumed_from_step']})" if resume else ""))
         rows.append(_summary_row(point, seed, res))
         _write_summary(out_dir, rows)
+    if not rows:
+        _write_summary(out_dir, rows)
+    if rows.failures:
+        log(f"{len(rows.failures)} run(s) failed: "
+            + "; ".join(f"{r['run']} (step {r['step']}: {r['reason']})" for r in rows.failures))
     return rows
 
 
@@ -217,17 +354,20 @@ def _sweep_args(p: argparse.ArgumentParser) -> None:
                    help="override one config key for every run (repeatable)")
     p.add_argument("--time-limit", type=float, default=None, metavar="SEC",
                    help="stop each run after this many seconds of training")
+    p.add_argument("--retry-failed", action="store_true",
+                   help="train again the runs recorded as failed (non-finite loss) by an earlier sweep")
 
 
 def _sweep_run(args: argparse.Namespace) -> int:
     try:
         rows = run_sweep(args.config, args.name, args.out, args.grid, args.seeds, preset=args.preset,
-                         overrides=args.overrides, time_limit_s=args.time_limit)
+                         overrides=args.overrides, time_limit_s=args.time_limit, retry_failed=args.retry_failed)
     except ValueError as exc:
         print(f"lejepa sweep: error: {exc}", file=sys.stderr)
         return 2
-    print(f"{len(rows)} runs; summary in {os.path.join(args.out, args.name)}/summary.csv")
-    return 0
+    print(f"{len(rows)} runs; summary in {os.path.join(args.out, args.name)}/summary.csv"
+          + (f"; {len(rows.failures)} failed (records in their <run>.json)" if rows.failures else ""))
+    return 1 if rows.failures else 0
 
 
 SUBCOMMANDS["sweep"] = ("train a grid of encoders (resumable; summary table)", _sweep_args, _sweep_run)
