@@ -3,3 +3,4 @@ import Lejepa.Approx
 import Lejepa.Uniqueness
 import Lejepa.Planning
 import Lejepa.Dirichlet
+import Lejepa.Gaussian
