@@ -14,10 +14,11 @@ facts about the standard Gaussian `z ~ N(0, 1)` and its Ornstein–Uhlenbeck par
 * Mehler's formula, `E[He_m(z) He_n(z')] = [m = n] n! ρⁿ`.
 
 `Lejepa.Hermite` and `Lejepa.Approx` take these as the *definitions* of the moments of their
-coefficient model. This file proves both, one coordinate at a time, as statements about integrals
+coefficient model. This file proves both as statements about integrals
 against Mathlib's `ProbabilityTheory.gaussianReal 0 1`, for the Hermite polynomials `hermiteReal n`
 = Mathlib's `Polynomial.hermite n` mapped to `ℝ[X]` (the same polynomials as
-`Lejepa.Hermite.hermiteR`, by the same definition). No other file imports this one.
+`Lejepa.Hermite.hermiteR`, by the same definition), and their products over finitely many
+coordinates under `Measure.pi`. No other file imports this one.
 
 ## Route
 
@@ -35,13 +36,20 @@ against Mathlib's `ProbabilityTheory.gaussianReal 0 1`, for the Hermite polynomi
    then `polyMean_hermiteReal_mul` by induction; `integral_hermiteReal_mul_gaussianReal`.
 4. Mehler, conditional form: for `σ² = 1 - ρ²`,
    `∫ He_n(ρ x + σ y) dγ(y) = ρⁿ He_n(x)` (`integral_hermiteReal_affine_gaussianReal`): Stein in
-   `y` gives `g_{n+2} = ρ x g_{n+1} + (σ² - 1)(n+1) g_n = ρ x g_{n+1} - ρ² (n+1) g_n`, the recurrence
-   that `ρⁿ He_n(x)` satisfies (`polyMean_hermiteReal_comp`, two-step induction).
+   `y` gives `g_{n+2} = ρ x g_{n+1} + (σ² - 1)(n+1) g_n = ρ x g_{n+1} - ρ² (n+1) g_n`, the
+   recurrence that `ρⁿ He_n(x)` satisfies (`polyMean_hermiteReal_comp`, two-step induction).
 5. Cross-moments: `integral_integral_hermiteReal_ou`,
    `∫∫ He_m(x) He_n(ρ x + σ y) dγ(y) dγ(x) = [m = n] n! ρⁿ` (iterated integral; no Fubini needed).
+6. Finitely many coordinates: for `z ~ N(0, I)` on `ι → ℝ`
+   (`Measure.pi (fun _ => gaussianReal 0 1)`,
+   `hermiteProd α z = ∏_j He_{α j}(z j)`), `integral_hermiteProd_mul`
+   (`E[He_α He_β] = [α = β] ∏_j (β j)!`) and `integral_integral_hermiteProd_ou`
+   (`E[He_α(z) He_β(ρ z + σ η)] = [α = β] (∏_j (β j)!) ρ^(∑_j β j)`), each by Mathlib's
+   `integral_fintype_prod_eq_prod` and the one-coordinate results.
 
-Not here: the multivariate product `Fin n → ℝ` with `Measure.pi`, and the bridge to the coefficient
-model of `Lejepa.Hermite` (see `docs/lean-review-gaussian-notes.md`).
+Not here: the bridge to the coefficient model of `Lejepa.Hermite` (the encoder's moments as
+integrals of `encoderEval`), so Theorems 4.1 and 4.3 are not yet restated with integral hypotheses;
+see `docs/lean-review-gaussian-notes.md`.
 -/
 
 namespace Lejepa.Gaussian
@@ -388,6 +396,108 @@ theorem integral_integral_hermiteReal_ou {ρ σ : ℝ} (hσ : σ ^ 2 = 1 - ρ ^ 
   · rw [if_pos hmn, if_pos hmn]
     ring
   · rw [if_neg hmn, if_neg hmn, mul_zero]
+
+/-! ## Step 6: finitely many coordinates, under the product measure -/
+
+section Multivariate
+
+variable {ι : Type*} [Fintype ι]
+
+/-- The multivariate Hermite function `He_α(z) = ∏_j He_{α j}(z j)` for `α : ι → ℕ` (the same
+product as `Lejepa.Hermite.hermiteMulti`, there with `α` a `Finsupp`). -/
+def hermiteProd (α : ι → ℕ) (z : ι → ℝ) : ℝ :=
+  ∏ j, (hermiteReal (α j)).eval (z j)
+
+/-- `∏_j [α j = β j] c_j = [α = β] ∏_j c_j`. -/
+theorem prod_ite_eq_ite_prod (α β : ι → ℕ) (c : ι → ℝ) :
+    ∏ j, (if α j = β j then c j else 0) = if α = β then ∏ j, c j else 0 := by
+  by_cases h : α = β
+  · rw [if_pos h]
+    exact Finset.prod_congr rfl fun j _ => if_pos (congrFun h j)
+  · rw [if_neg h]
+    obtain ⟨j, hj⟩ := Function.ne_iff.mp h
+    exact Finset.prod_eq_zero (Finset.mem_univ j) (if_neg hj)
+
+/-- One coordinate of the cross-moment: `E[He_m(Z) (c He_n(Z))] = [m = n] n! c`. -/
+theorem integral_hermiteReal_mul_const_mul (m n : ℕ) (c : ℝ) :
+    ∫ x, (hermiteReal m).eval x * (c * (hermiteReal n).eval x) ∂(gaussianReal 0 1) =
+      if m = n then (n.factorial : ℝ) * c else 0 := by
+  have h : (fun x => (hermiteReal m).eval x * (c * (hermiteReal n).eval x)) =
+      fun x => c * ((hermiteReal m).eval x * (hermiteReal n).eval x) := by
+    funext x
+    ring
+  rw [h, integral_const_mul, integral_hermiteReal_mul_gaussianReal]
+  by_cases hmn : m = n
+  · rw [if_pos hmn, if_pos hmn]
+    ring
+  · rw [if_neg hmn, if_neg hmn, mul_zero]
+
+/-- **Hermite orthogonality for `z ~ N(0, I)`** (the paper's `E[He_α(z) He_β(z)] = [α = β] α!`):
+under the product measure `Measure.pi (fun _ => gaussianReal 0 1)` on `ι → ℝ`,
+`∫ He_α He_β = if α = β then ∏_j (β j)! else 0`. -/
+theorem integral_hermiteProd_mul (α β : ι → ℕ) :
+    ∫ z, hermiteProd α z * hermiteProd β z ∂(Measure.pi fun _ : ι => gaussianReal 0 1) =
+      if α = β then ∏ j, ((β j).factorial : ℝ) else 0 := by
+  have h : (fun z : ι → ℝ => hermiteProd α z * hermiteProd β z) =
+      fun z => ∏ j, (hermiteReal (α j)).eval (z j) * (hermiteReal (β j)).eval (z j) := by
+    funext z
+    simp only [hermiteProd, Finset.prod_mul_distrib]
+  calc ∫ z, hermiteProd α z * hermiteProd β z ∂(Measure.pi fun _ : ι => gaussianReal 0 1)
+      = ∫ z, ∏ j, (hermiteReal (α j)).eval (z j) * (hermiteReal (β j)).eval (z j)
+          ∂(Measure.pi fun _ : ι => gaussianReal 0 1) := by rw [h]
+    _ = ∏ j, ∫ x, (hermiteReal (α j)).eval x * (hermiteReal (β j)).eval x
+          ∂(gaussianReal 0 1) :=
+        integral_fintype_prod_eq_prod
+          (fun j (x : ℝ) => (hermiteReal (α j)).eval x * (hermiteReal (β j)).eval x)
+    _ = ∏ j, (if α j = β j then ((β j).factorial : ℝ) else 0) :=
+        Finset.prod_congr rfl fun j _ => integral_hermiteReal_mul_gaussianReal (α j) (β j)
+    _ = if α = β then ∏ j, ((β j).factorial : ℝ) else 0 := prod_ite_eq_ite_prod α β _
+
+/-- Conditional Mehler on `ι → ℝ`: for `σ² = 1 - ρ²`,
+`∫ He_β(ρ z + σ η) dγⁿ(η) = ∏_j ρ^{β j} He_{β j}(z j)`. -/
+theorem integral_hermiteProd_affine {ρ σ : ℝ} (hσ : σ ^ 2 = 1 - ρ ^ 2) (β : ι → ℕ)
+    (z : ι → ℝ) :
+    ∫ η, hermiteProd β (fun j => ρ * z j + σ * η j)
+        ∂(Measure.pi fun _ : ι => gaussianReal 0 1) =
+      ∏ j, ρ ^ β j * (hermiteReal (β j)).eval (z j) := by
+  calc ∫ η, hermiteProd β (fun j => ρ * z j + σ * η j)
+        ∂(Measure.pi fun _ : ι => gaussianReal 0 1)
+      = ∏ j, ∫ y, (hermiteReal (β j)).eval (ρ * z j + σ * y) ∂(gaussianReal 0 1) :=
+        integral_fintype_prod_eq_prod
+          (fun j (y : ℝ) => (hermiteReal (β j)).eval (ρ * z j + σ * y))
+    _ = ∏ j, ρ ^ β j * (hermiteReal (β j)).eval (z j) :=
+        Finset.prod_congr rfl fun j _ => integral_hermiteReal_affine_gaussianReal hσ (z j) (β j)
+
+/-- **Mehler's cross-moments for `z ~ N(0, I)`** (the paper's
+`E[He_α(z) He_β(z')] = [α = β] α! ρ^|α|` for the OU pair `z' = ρ z + σ η`, `η` an independent
+copy, `σ² = 1 - ρ²`), as an iterated integral under `Measure.pi (fun _ => gaussianReal 0 1)`:
+`= if α = β then (∏_j (β j)!) ρ^(∑_j β j) else 0`. -/
+theorem integral_integral_hermiteProd_ou {ρ σ : ℝ} (hσ : σ ^ 2 = 1 - ρ ^ 2) (α β : ι → ℕ) :
+    ∫ z, (∫ η, hermiteProd α z * hermiteProd β (fun j => ρ * z j + σ * η j)
+        ∂(Measure.pi fun _ : ι => gaussianReal 0 1)) ∂(Measure.pi fun _ : ι => gaussianReal 0 1) =
+      if α = β then (∏ j, ((β j).factorial : ℝ)) * ρ ^ (∑ j, β j) else 0 := by
+  have hin : (fun z : ι → ℝ => ∫ η, hermiteProd α z * hermiteProd β (fun j => ρ * z j + σ * η j)
+      ∂(Measure.pi fun _ : ι => gaussianReal 0 1)) =
+      fun z => ∏ j, (hermiteReal (α j)).eval (z j) *
+        (ρ ^ β j * (hermiteReal (β j)).eval (z j)) := by
+    funext z
+    rw [integral_const_mul, integral_hermiteProd_affine hσ]
+    simp only [hermiteProd, Finset.prod_mul_distrib]
+  calc ∫ z, (∫ η, hermiteProd α z * hermiteProd β (fun j => ρ * z j + σ * η j)
+        ∂(Measure.pi fun _ : ι => gaussianReal 0 1)) ∂(Measure.pi fun _ : ι => gaussianReal 0 1)
+      = ∫ z, ∏ j, (hermiteReal (α j)).eval (z j) * (ρ ^ β j * (hermiteReal (β j)).eval (z j))
+          ∂(Measure.pi fun _ : ι => gaussianReal 0 1) := by rw [hin]
+    _ = ∏ j, ∫ x, (hermiteReal (α j)).eval x * (ρ ^ β j * (hermiteReal (β j)).eval x)
+          ∂(gaussianReal 0 1) :=
+        integral_fintype_prod_eq_prod
+          (fun j (x : ℝ) => (hermiteReal (α j)).eval x * (ρ ^ β j * (hermiteReal (β j)).eval x))
+    _ = ∏ j, (if α j = β j then ((β j).factorial : ℝ) * ρ ^ β j else 0) :=
+        Finset.prod_congr rfl fun j _ => integral_hermiteReal_mul_const_mul (α j) (β j) (ρ ^ β j)
+    _ = if α = β then ∏ j, ((β j).factorial : ℝ) * ρ ^ β j else 0 := prod_ite_eq_ite_prod α β _
+    _ = if α = β then (∏ j, ((β j).factorial : ℝ)) * ρ ^ (∑ j, β j) else 0 := by
+        rw [Finset.prod_mul_distrib, Finset.prod_pow_eq_pow_sum]
+
+end Multivariate
 
 end
 
