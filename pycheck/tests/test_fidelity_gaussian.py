@@ -15,7 +15,11 @@ the density phi = `gaussianPDFReal 0 1` and `polyMean p = integral of phi(x) p(x
 * `integral_hermiteReal_affine_gaussianReal` (conditional Mehler): for any reals rho, s with
   s^2 = 1 - rho^2 and every x, E[He_n(rho x + s Z)] = rho^n He_n(x);
 * `integral_integral_hermiteReal_ou` (cross-moments), same hypothesis:
-  iterated integral of He_m(x) He_n(rho x + s y) over y then x = [m = n] n! rho^n.
+  iterated integral of He_m(x) He_n(rho x + s y) over y then x = [m = n] n! rho^n;
+* `integral_hermiteProd_mul`, `integral_hermiteProd_affine`, `integral_integral_hermiteProd_ou`:
+  the same on R^k under the product measure, He_alpha = prod_j He_{alpha_j}:
+  E[He_alpha He_beta] = [alpha = beta] prod_j beta_j!, and
+  E[He_alpha(z) He_beta(rho z + s eta)] = [alpha = beta] (prod_j beta_j!) rho^|beta|.
 
 Every check here is exact (sympy rationals / symbols): the Gaussian integrals are computed by
 `sympy.integrate` against the density on (-oo, oo), i.e. the Lebesgue integral the Lean file
@@ -250,3 +254,53 @@ def test_stein_measure_form_is_lebesgue_form() -> None:
     z = Normal("z", 0, 1)
     for p in (X ** 4 - 3 * X, hermite(5) * hermite(3), hermite(4) ** 2):
         assert sp.simplify(E(p.subs(X, z)) - poly_mean(p)) == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Step 6: finitely many coordinates under the product measure
+# ---------------------------------------------------------------------------------------------
+
+Z2 = sp.symbols("z0 z1", real=True)
+E2 = sp.symbols("e0 e1", real=True)
+MULTI = [(a, b) for a in range(4) for b in range(4)]  # multi-indices in N^2, degree <= 3 each
+
+
+def product_mean(p: sp.Expr, variables: tuple[sp.Symbol, ...]) -> sp.Expr:
+    """Integral of p against the product of standard Gaussian densities in `variables` (the
+    `Measure.pi (fun _ => gaussianReal 0 1)` integral of `integral_fintype_prod_eq_prod`)."""
+    poly = sp.Poly(sp.expand(p), *variables)
+    return sp.expand(sum(c * sp.prod([moment(k) for k in ks]) for ks, c in poly.terms()))
+
+
+def hermite_prod(alpha: tuple[int, ...], z: tuple[sp.Expr, ...]) -> sp.Expr:
+    """`hermiteProd alpha z` = prod_j He_{alpha_j}(z_j)."""
+    return sp.prod([hermite(a).subs(X, zj) for a, zj in zip(alpha, z)])
+
+
+def test_multivariate_orthogonality() -> None:
+    """`integral_hermiteProd_mul`: E[He_alpha He_beta] = [alpha = beta] prod_j beta_j! on R^2;
+    perturbed: the factorial of the total degree |beta|! fails for some beta."""
+    for alpha in MULTI:
+        for beta in MULTI:
+            val = product_mean(hermite_prod(alpha, Z2) * hermite_prod(beta, Z2), Z2)
+            want = sp.prod([sp.factorial(b) for b in beta]) if alpha == beta else 0
+            assert val == want
+    assert any(product_mean(hermite_prod(b, Z2) ** 2, Z2) != sp.factorial(sum(b)) for b in MULTI)
+
+
+def test_multivariate_cross_moments() -> None:
+    """`integral_integral_hermiteProd_ou` (via `integral_hermiteProd_affine`), rho = 3/5, s = 4/5:
+    E[He_alpha(z) He_beta(rho z + s eta)] = [alpha = beta] (prod_j beta_j!) rho^|beta|;
+    perturbed: rho^(max_j beta_j) in place of rho^(sum_j beta_j) fails on the diagonal."""
+    rho, s = sp.Rational(3, 5), sp.Rational(4, 5)
+    shifted = tuple(rho * zj + s * ej for zj, ej in zip(Z2, E2))
+    for beta in MULTI:
+        inner = product_mean(hermite_prod(beta, shifted), E2)
+        want_inner = rho ** sum(beta) * hermite_prod(beta, Z2)
+        assert sp.expand(inner - want_inner) == 0
+        for alpha in MULTI:
+            val = product_mean(hermite_prod(alpha, Z2) * inner, Z2)
+            fact = sp.prod([sp.factorial(b) for b in beta])
+            assert val == (fact * rho ** sum(beta) if alpha == beta else 0)
+            if alpha == beta and min(beta) > 0:
+                assert val != fact * rho ** max(beta)
