@@ -182,8 +182,9 @@ def polyMean (p : ℝ[X]) : ℝ :=
 /-- Bridge to Mathlib's Gaussian measure: `∫ p d(gaussianReal 0 1) = polyMean p`. -/
 theorem integral_gaussianReal_eval (p : ℝ[X]) :
     ∫ x, p.eval x ∂(gaussianReal 0 1) = polyMean p := by
-  rw [integral_gaussianReal_eq_integral_smul one_ne_zero, polyMean]
+  rw [integral_gaussianReal_eq_integral_smul one_ne_zero]
   simp only [smul_eq_mul]
+  rfl
 
 theorem polyMean_add (p q : ℝ[X]) : polyMean (p + q) = polyMean p + polyMean q := by
   have h : (fun x => gaussianPDFReal 0 1 x * (p + q).eval x) =
