@@ -182,7 +182,7 @@ def polyMean (p : ℝ[X]) : ℝ :=
 /-- Bridge to Mathlib's Gaussian measure: `∫ p d(gaussianReal 0 1) = polyMean p`. -/
 theorem integral_gaussianReal_eval (p : ℝ[X]) :
     ∫ x, p.eval x ∂(gaussianReal 0 1) = polyMean p := by
-  rw [integral_gaussianReal_eq_integral_smul one_ne_zero]
+  rw [integral_gaussianReal_eq_integral_smul (one_ne_zero : (1 : NNReal) ≠ 0)]
   simp only [smul_eq_mul]
   rfl
 
@@ -219,7 +219,7 @@ theorem polyMean_zero : polyMean 0 = 0 := by
 
 theorem polyMean_one : polyMean 1 = 1 := by
   simp only [polyMean, Polynomial.eval_one, mul_one]
-  exact integral_gaussianPDFReal_eq_one 0 one_ne_zero
+  exact integral_gaussianPDFReal_eq_one 0 (one_ne_zero : (1 : NNReal) ≠ 0)
 
 /-- **Stein's identity** for polynomials under `N(0, 1)`: `E[Z p(Z)] = E[p'(Z)]`, here
 `∫ φ(x) x p(x) dx = ∫ φ(x) p'(x) dx`, by integration by parts with `φ' = -x φ`. -/
