@@ -226,7 +226,9 @@ theorem polyMean_one : polyMean 1 = 1 := by
 theorem polyMean_X_mul (p : ℝ[X]) : polyMean (X * p) = polyMean (derivative p) := by
   have h : ∫ x, gaussianPDFReal 0 1 x * (derivative p).eval x =
       -∫ x, (-x * gaussianPDFReal 0 1 x) * p.eval x :=
-    integral_mul_deriv_eq_deriv_mul_of_integrable (fun x _ => hasDerivAt_stdGaussianPDF x)
+    integral_mul_deriv_eq_deriv_mul_of_integrable (u := gaussianPDFReal 0 1)
+      (v := fun x => p.eval x) (u' := fun x => -x * gaussianPDFReal 0 1 x)
+      (v' := fun x => (derivative p).eval x) (fun x _ => hasDerivAt_stdGaussianPDF x)
       (fun x _ => p.hasDerivAt x) (integrable_pdf_mul_eval (derivative p))
       (integrable_neg_mul_pdf_mul_eval p) (integrable_pdf_mul_eval p)
   have h1 : (fun x => (-x * gaussianPDFReal 0 1 x) * p.eval x) =
