@@ -4,3 +4,4 @@ import Lejepa.Uniqueness
 import Lejepa.Planning
 import Lejepa.Dirichlet
 import Lejepa.Gaussian
+import Lejepa.GaussianBridge
