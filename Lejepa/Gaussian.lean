@@ -18,7 +18,7 @@ coefficient model. This file proves both as statements about integrals
 against Mathlib's `ProbabilityTheory.gaussianReal 0 1`, for the Hermite polynomials `hermiteReal n`
 = Mathlib's `Polynomial.hermite n` mapped to `ℝ[X]` (the same polynomials as
 `Lejepa.Hermite.hermiteR`, by the same definition), and their products over finitely many
-coordinates under `Measure.pi`. No other file imports this one.
+coordinates under `Measure.pi`. Only `Lejepa.GaussianBridge` imports this module.
 
 ## Route
 
@@ -47,9 +47,9 @@ coordinates under `Measure.pi`. No other file imports this one.
    (`E[He_α(z) He_β(ρ z + σ η)] = [α = β] (∏_j (β j)!) ρ^(∑_j β j)`), each by Mathlib's
    `integral_fintype_prod_eq_prod` and the one-coordinate results.
 
-Not here: the bridge to the coefficient model of `Lejepa.Hermite` (the encoder's moments as
-integrals of `encoderEval`), so Theorems 4.1 and 4.3 are not yet restated with integral hypotheses;
-see `docs/lean-review-gaussian-notes.md`.
+`Lejepa.GaussianBridge` restates 6 for the coefficient model's `hermiteMulti`, `mfact` and `deg`.
+Not here: the encoder's moments as integrals of `encoderEval`, so Theorems 4.1 and 4.3 are not yet
+restated with integral hypotheses; see `docs/lean-review-gaussian-notes.md`.
 -/
 
 namespace Lejepa.Gaussian
