@@ -3,3 +3,5 @@ import Lejepa.Approx
 import Lejepa.Uniqueness
 import Lejepa.Planning
 import Lejepa.Dirichlet
+import Lejepa.Gaussian
+import Lejepa.GaussianBridge
