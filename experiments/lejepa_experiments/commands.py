@@ -1,4 +1,4 @@
-"""The ``lejepa train`` subcommand (registered into :data:`lejepa_experiments.cli.SUBCOMMANDS`).
+"""The ``lejepa train`` subcommand (listed in :data:`lejepa_experiments.cli.SUBCOMMANDS`).
 
 ``lejepa train --config FILE --run NAME --seed S --out DIR [--preset P] [--set section.key=value ...]``
 trains one encoder and writes, atomically (temporary file in DIR, then ``os.replace``):
@@ -21,8 +21,6 @@ import os
 import sys
 import tempfile
 from typing import Any, Callable
-
-from .cli import SUBCOMMANDS
 
 
 def _train_args(p: argparse.ArgumentParser) -> None:
@@ -133,10 +131,3 @@ def _train_run(args: argparse.Namespace) -> int:
           f"({res['threads']} threads); R2(h->z) = {m['r2_h_to_z']:.6f}, eps = {m['epsilon']:.4g}, "
           f"delta_tr = {m['delta_tr']:.4g}; {thm}; wrote {os.path.join(args.out, args.run)}.json/.pt")
     return 0
-
-
-SUBCOMMANDS["train"] = ("train one encoder from a config file (needs the train extra)", _train_args, _train_run)
-
-
-from . import planning as _planning  # noqa: E402,F401  (registers ``lejepa plan``)
-from . import sweep as _sweep  # noqa: E402,F401  (registers ``lejepa sweep``; it imports this module)

@@ -31,7 +31,6 @@ import os
 import sys
 from typing import Any
 
-from .cli import SUBCOMMANDS
 from .commands import atomic_write, run_training
 from .config import is_safe_name
 
@@ -228,6 +227,3 @@ def _sweep_run(args: argparse.Namespace) -> int:
         return 2
     print(f"{len(rows)} runs; summary in {os.path.join(args.out, args.name)}/summary.csv")
     return 0
-
-
-SUBCOMMANDS["sweep"] = ("train a grid of encoders (resumable; summary table)", _sweep_args, _sweep_run)
