@@ -397,11 +397,11 @@ def _mc_coefficients(f: Function, dim: int, max_degree: int, out_dim: int | None
     nb = o["n_batches"]
     per = o["n_samples"] // nb
     A = np.array(indices)                                              # (n_alpha, dim)
-    bsum = None
-    m2sum = None
+    bsum: Any = None
+    m2sum: Any = None
     for bi in range(nb):
-        acc = None
-        m2acc = None
+        acc: Any = None
+        m2acc: Any = None
         done = 0
         while done < per:
             m = min(o["chunk"], per - done)

@@ -1,4 +1,4 @@
-"""``lejepa check`` rows: Theorem 3 (approximate identifiability) on trained encoders.
+"""``lejepa check`` rows: Theorem 4.3 (approximate identifiability) on trained encoders.
 
 * Encoders trained on the spot (CPU-sized, a few seconds): a short LeJEPA (SIGReg) run on the 2-D
   spiral and one on an additive-coupling world (N = 4) with the matched encoder.

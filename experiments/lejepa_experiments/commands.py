@@ -4,7 +4,7 @@
 trains one encoder and writes, atomically (temporary file in DIR, then ``os.replace``):
 
 * ``DIR/NAME.json``: run name, seed, the full resolved config, final metrics (evaluation set),
-  ``bound_check`` (Theorem 3 with bootstrap CIs on 100k fresh pairs, :func:`.engine.final_bound_check`),
+  ``bound_check`` (Theorem 4.3 with bootstrap CIs on 100k fresh pairs, :func:`.engine.final_bound_check`),
   learning curves, pair structure, versions, device, thread count, seconds and steps per second;
 * ``DIR/NAME.pt``: checkpoint (config, seed, encoder and mixing state dicts, final metrics),
   loadable with :func:`load_checkpoint`.
@@ -41,7 +41,7 @@ def atomic_write(path: str, write: Callable[[Any], None], binary: bool = False) 
     d = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=d, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
     try:
-        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as f:
+        with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8")) as f:
             write(f)
             f.flush()
             os.fsync(f.fileno())
@@ -124,8 +124,8 @@ def _train_run(args: argparse.Namespace) -> int:
         print(f"lejepa train: error: {exc}", file=sys.stderr)
         return 2
     m, bc = res["metrics"], res["bound_check"]
-    thm = (f"Theorem 3: {bc['skipped']}" if "skipped" in bc else
-           f"Theorem 3 on {bc['m']} fresh pairs: err = {bc['err']['value']:.4g}, bound = {bc['bound']['value']:.4g}, "
+    thm = (f"Theorem 4.3: {bc['skipped']}" if "skipped" in bc else
+           f"Theorem 4.3 on {bc['m']} fresh pairs: err = {bc['err']['value']:.4g}, bound = {bc['bound']['value']:.4g}, "
            f"margin CI [{bc['margin']['lo']:.3g}, {bc['margin']['hi']:.3g}] -> {bc['verdict']}")
     print(f"{args.run}: {res['steps_done']} steps in {res['seconds']:.1f} s on {res['device']} "
           f"({res['threads']} threads); R2(h->z) = {m['r2_h_to_z']:.6f}, eps = {m['epsilon']:.4g}, "

@@ -14,7 +14,6 @@ import math
 import os
 from typing import Any, Callable
 
-from ._checks import check_choice
 from .data import LATENTS, MIXINGS, PAIRS
 from .models import ACTIVATIONS, ENCODERS
 

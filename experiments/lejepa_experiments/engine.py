@@ -29,7 +29,7 @@ from typing import Any, Callable
 import torch
 
 from . import __version__, cf_kernels
-from .data import Mixing, pair_correlation, sample_latent, sample_pair
+from .data import Mixing, pair_correlation, sample_pair
 from .losses import alignment_loss, infonce_gaussian, sigreg, vicreg_loss, whitening_loss
 from .metrics import identifiability_metrics
 from .models import build_encoder
@@ -150,7 +150,7 @@ def evaluate(enc: torch.nn.Module, mix: Mixing, ev: EvalSet, chunk: int = 65536)
 @torch.no_grad()
 def final_bound_check(enc: torch.nn.Module, mix: Mixing, cfg: dict[str, Any], seed: int, m: int | None = None
                       ) -> dict[str, Any]:
-    """Bootstrap verdict of Theorem 3 (:func:`.metrics.bound_check`) on ``m`` fresh Gaussian OU pairs
+    """Bootstrap verdict of Theorem 4.3 (:func:`.metrics.bound_check`) on ``m`` fresh Gaussian OU pairs
     (default :func:`.metrics.bootstrap_pairs` with cap 100k; seeded with ``seed + 2 * eval.seed_offset``;
     ``applies`` is False for non-Gaussian latents, where the theorem says nothing)."""
     from .metrics import MAX_BOOTSTRAP_DIM, bootstrap_pairs, bound_check
