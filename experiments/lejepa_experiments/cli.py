@@ -10,8 +10,11 @@ Adding a subcommand is one entry in :data:`SUBCOMMANDS`::
 
     "name": ("one-line help", "lejepa_experiments.module:add_args", "lejepa_experiments.module:run"),
 
-where ``add_args(parser: argparse.ArgumentParser) -> None`` declares the arguments and
-``run(args: argparse.Namespace) -> int`` runs the command and returns the exit status. Both are
+for example ``"report": ("summarise result files", "lejepa_experiments.report:add_args",
+"lejepa_experiments.report:run")`` with, in ``report.py``, ``def add_args(p): p.add_argument(...)``
+and ``def run(args): import torch; ...; return 0``. ``add_args(parser: argparse.ArgumentParser)
+-> None`` declares the arguments and ``run(args: argparse.Namespace) -> int`` runs the command and
+returns the exit status (0 ok, 1 a check failed, 2 bad input, by convention). Both are
 named by string and imported lazily: ``lejepa --help`` imports no subcommand module, and
 ``lejepa NAME ...`` imports only NAME's module. The module should import nothing heavy (torch,
 sympy, matplotlib) at top level so that ``lejepa NAME --help`` is fast; heavy imports go inside
