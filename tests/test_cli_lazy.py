@@ -118,3 +118,16 @@ def test_check_usage_errors_exit_2(argv: list[str], needle: str, capsys: pytest.
     assert needle in err
     if "nonsense" in argv:
         assert "checks_trained" in err
+
+
+def test_a_new_subcommand_is_one_table_entry(tmp_path, monkeypatch, capsys) -> None:
+    (tmp_path / "demo_cmd.py").write_text(
+        "def add_args(p):\n    p.add_argument('--n', type=int, required=True)\n"
+        "def run(args):\n    print('demo', args.n * 2)\n    return 0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(cli.SUBCOMMANDS, "demo", ("a demo", "demo_cmd:add_args", "demo_cmd:run"))
+    assert cli.main(["demo", "--n", "21"]) == 0
+    assert capsys.readouterr().out.strip() == "demo 42"
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    assert "a demo" in capsys.readouterr().out
