@@ -186,15 +186,14 @@ def tail_mass(f: Function, dim: int, radius: float, out_dim: int | None = None,
     # chi_dim density of |z| at r, with f^2 split as (f e^{-r^2/4})^2 so that neither factor overflows
     log_c = (1 - dim / 2) * math.log(2) - math.lgamma(dim / 2) if dim > 1 else math.log(2) - 0.5 * math.log(2 * math.pi)
     dens_wo_gauss = np.exp(log_c + (dim - 1) * np.log(r)) if dim > 1 else np.full_like(r, math.exp(log_c))
-    per_dir = []
-    for d in dirs:
-        try:
-            vals = evaluate(f, r[:, None] * d[None, :], out_dim)            # (N, k)
-        except ValueError:
-            return np.full(out_dim or 1, math.inf)
-        g = (vals * np.exp(-r * r / 4)[:, None]) ** 2 * dens_wo_gauss[:, None]
-        per_dir.append(w @ g)
-    per = np.array(per_dir)                                                # (n_dirs, k)
+    pts = (dirs[:, None, :] * r[None, :, None]).reshape(-1, dim)          # every direction, one call
+    try:
+        vals = evaluate(f, pts, out_dim).reshape(len(dirs), r.size, -1)     # (n_dirs, N, k)
+    except ValueError:                                                     # non-finite f out there
+        return np.full(out_dim or 1, math.inf)
+    with np.errstate(over="ignore"):
+        g = (vals * np.exp(-r * r / 4)[None, :, None]) ** 2 * dens_wo_gauss[None, :, None]
+    per = np.einsum("n,dnk->dk", w, g)                                     # (n_dirs, k)
     if dim == 1:
         return 0.5 * per.sum(axis=0)        # each side carries half of the two-sided density 2 phi
     return per.max(axis=0)
