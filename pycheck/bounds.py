@@ -115,7 +115,7 @@ def approx_bound(delta: Any, epsilon: Any, rho: Any) -> float | np.ndarray:
 
 
 def corrected_bound(mu_sq: Any, D_tr: Any, epsilon: Any) -> float | np.ndarray:
-    """||mu||^2 + D_tr + (epsilon + D_tr)^2, the corrected Theorem 3's right-hand side (no validation)."""
+    """||mu||^2 + D_tr + (epsilon + D_tr)^2, the corrected Theorem 4.3's right-hand side (no validation)."""
     return _out(np.asarray(mu_sq, dtype=float) + np.asarray(bound_formula(D_tr, epsilon)))
 
 
@@ -284,7 +284,7 @@ class Population:
 
 def population(enc: HermiteEncoder, rho: float, *, allow_negative_rho: bool = False) -> Population:
     """Closed-form population values (module doc). ``rho`` in (0, 1); with ``allow_negative_rho`` also
-    rho in (-1, 0) (Mehler still holds; used only to show that rho > 0 is needed for Theorem 3)."""
+    rho in (-1, 0) (Mehler still holds; used only to show that rho > 0 is needed for Theorem 4.3)."""
     if allow_negative_rho and isinstance(rho, (int, float)) and -1.0 < rho < 0.0:
         rho = float(rho)
     else:
@@ -406,7 +406,7 @@ _MATRICES = ("mu", "cov", "A", "A_ols")
 
 @dataclass(frozen=True)
 class SampleEstimates:
-    """Estimates (each an :class:`Estimate`) of the Theorem 3 quantities from m OU pairs.
+    """Estimates (each an :class:`Estimate`) of the Theorem 4.3 quantities from m OU pairs.
 
     ``A`` = mean h z^T (the population A = E[h z^T]); ``A_ols`` = OLS slope of h on z with intercept;
     ``err`` = mean ||h - Q z||^2 with Q the orthogonal Procrustes solution (polar factor of ``A``);
@@ -490,9 +490,9 @@ def _group_sums(z: np.ndarray, h: np.ndarray, dL: np.ndarray, groups: int) -> tu
     return S, np.diff(bounds).astype(float)
 
 
-def _unpack(M: np.ndarray, n: int) -> list[np.ndarray]:
+def _unpack(M: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     mh, mhh, mhz, mz, mzz, mL = np.split(M, np.cumsum([n, n * n, n * n, n, n * n]), axis=1)
-    return [mh, mhh.reshape(-1, n, n), mhz.reshape(-1, n, n), mz, mzz.reshape(-1, n, n), mL[:, 0]]
+    return mh, mhh.reshape(-1, n, n), mhz.reshape(-1, n, n), mz, mzz.reshape(-1, n, n), mL[:, 0]
 
 
 def estimate_from_samples(z: Any, h: Any, h_prime: Any, rho: float, *, n_boot: int = 200,

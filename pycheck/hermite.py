@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 import numpy as np
-import sympy as sp
 
 from pycheck._validate import check_int
+
+if TYPE_CHECKING:  # sympy is imported inside the exact functions: it costs ~0.15-0.2 s per import
+    import sympy as sp
 
 #: Cramer's constant: for the orthonormal physicists' functions |H_n(x) e^{-x^2/2}| / (2^n n! sqrt(pi))^{1/2}
 #: <= K; translated to probabilists' form this is |He_n(x)| / sqrt(n!) <= K pi^{1/4} e^{x^2/4}.
@@ -140,6 +142,8 @@ def hermite_e_sympy(n: int, x: sp.Symbol | None = None) -> sp.Expr:
 
     Independent of numpy; the tests compare it with sympy's own ``hermite_prob``.
     """
+    import sympy as sp
+
     n = check_int(n, "n", 0)
     x = sp.Symbol("x") if x is None else x
     return _sympy_he(n, x)
@@ -147,6 +151,8 @@ def hermite_e_sympy(n: int, x: sp.Symbol | None = None) -> sp.Expr:
 
 @lru_cache(maxsize=512)
 def _sympy_he(n: int, x: sp.Symbol) -> sp.Expr:
+    import sympy as sp
+
     prev, cur = sp.Integer(1), x
     if n == 0:
         return prev

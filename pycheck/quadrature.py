@@ -219,6 +219,7 @@ def adaptive_expectation(F: Callable[[np.ndarray], np.ndarray], half_width: floa
 
     a, b = edges[:-1], edges[1:]
     est, absest = integrals(a, b, t, u, absolute=True)
+    assert absest is not None
     scale = absest.sum(axis=1)
     tol = np.maximum(atol, rtol * scale)[:, None]
     total = np.zeros(est.shape[0])

@@ -12,7 +12,7 @@ import importlib
 import json
 import math
 from dataclasses import asdict, dataclass
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 
 @dataclass(frozen=True)
@@ -75,29 +75,42 @@ def _discover() -> list[str]:
     return list(checks.MODULES)
 
 
-def run_checks(modules: Iterable[str] | None = None, **options: Any) -> list[CheckRow]:
+Progress = Callable[[int, str, "list[CheckRow] | None"], None]
+"""``progress(i, module, rows)``: called with ``rows=None`` before module ``i`` runs, then with its rows."""
+
+
+def run_checks(modules: Iterable[str] | None = None, *, progress: Progress | None = None,
+               **options: Any) -> list[CheckRow]:
     """Run every registered check module and return all rows.
 
     A module that raises contributes one failing row naming the exception, so one broken
     check never hides the others. A module that needs torch when torch is not installed (a
-    pycheck-only install) contributes one ``SKIP`` row instead.
+    pycheck-only install) contributes one ``SKIP`` row instead. ``progress`` (optional) is told
+    when each module starts and what it returned.
     """
     out: list[CheckRow] = []
-    for name in (list(modules) if modules is not None else _discover()):
+    names = list(modules) if modules is not None else _discover()
+    for i, name in enumerate(names):
         full = name if "." in name else f"pycheck.checks.{name}"
+        if progress is not None:
+            progress(i, full, None)
+        got: list[CheckRow] = []
         try:
             mod = importlib.import_module(full)
-            out.extend(mod.rows(**options))
+            got = list(mod.rows(**options))
         except ModuleNotFoundError as exc:
             if exc.name != "torch":
-                out.append(CheckRow(full, "module raised", math.nan, math.nan, math.nan, False, "==",
-                                    f"{type(exc).__name__}: {exc}"))
-                continue
-            out.append(CheckRow(full, "needs torch (pip install -e '.[train]')", math.nan, math.nan,
-                                math.nan, True, "skipped", "torch is not installed"))
+                got = [CheckRow(full, "module raised", math.nan, math.nan, math.nan, False, "==",
+                                f"{type(exc).__name__}: {exc}")]
+            else:
+                got = [CheckRow(full, "needs torch (pip install -e '.[train]')", math.nan, math.nan,
+                                math.nan, True, "skipped", "torch is not installed")]
         except Exception as exc:  # noqa: BLE001 - reported as a failing row
-            out.append(CheckRow(full, "module raised", math.nan, math.nan, math.nan, False, "==",
-                                f"{type(exc).__name__}: {exc}"))
+            got = [CheckRow(full, "module raised", math.nan, math.nan, math.nan, False, "==",
+                            f"{type(exc).__name__}: {exc}")]
+        out.extend(got)
+        if progress is not None:
+            progress(i, full, got)
     return out
 
 
@@ -111,7 +124,9 @@ def _fmt(x: float) -> str:
 
 
 def format_table(rows: list[CheckRow]) -> str:
-    """Plain-text table: claim | quantity | value | rel | reference | tol | verdict."""
+    """Plain-text table: claim | quantity | value | rel | reference | tol | verdict, then the summary
+    line; every failing or skipped row's note (its reason) is listed between the table and the
+    summary."""
     head = ("claim", "quantity", "value", "rel", "reference", "tol", "verdict")
     body = [(r.claim, r.quantity, _fmt(r.value), r.relation, _fmt(r.reference), _fmt(r.tolerance),
              r.verdict) for r in rows]
@@ -123,7 +138,8 @@ def format_table(rows: list[CheckRow]) -> str:
     summary = f"{len(rows) - n_fail - n_skip} passed, {n_fail} failed"
     if n_skip:
         summary += f", {n_skip} skipped"
-    return "\n".join([line(head), sep, *(line(b) for b in body), sep, summary])
+    reasons = [f"{r.verdict}: {r.quantity}: {r.note}" for r in rows if r.verdict != "PASS" and r.note]
+    return "\n".join([line(head), sep, *(line(b) for b in body), sep, *reasons, summary])
 
 
 def format_json(rows: list[CheckRow]) -> str:

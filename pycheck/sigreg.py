@@ -16,10 +16,10 @@ Facts used here (each checked in ``pycheck/tests/test_sigreg.py``):
    SIGReg of a constant embedding is ``m S0``, ``S0 := sum_k w_k (1 - g_k)^2``, at c = 0
    (:func:`collapse_value`, :func:`constant_statistic`).
 3. **Penalised objective.** Training minimises ``J = lam E T + (1 - lam) E||h(z') - h(z)||^2``. The
-   identifiable encoders ``h = Qz`` have ``J = lam N0 + (1 - lam) 2 (1 - rho) n`` (fact 1 and Theorem 1's
+   identifiable encoders ``h = Qz`` have ``J = lam N0 + (1 - lam) 2 (1 - rho) n`` (fact 1 and Theorem 4.1's
    minimum of the alignment term); the collapsed ``h = 0`` has ``J = lam m S0``. Collapse has the
    smaller objective exactly when ``lam < lam* = A / (A + m S0 - N0)``, ``A = 2 (1 - rho) n``
-   (:func:`collapse_threshold`). Theorem 1 is about minimisers under the constraint h(z) ~ N(0, I); the
+   (:func:`collapse_threshold`). Theorem 4.1 is about minimisers under the constraint h(z) ~ N(0, I); the
    penalised objective meets that constraint only approximately. Its minimum is never exactly at
    ``h = Qz`` (fact 4: shrunk encoders do better for every lam < 1), and below ``lam*`` even the
    constant encoder beats every ``h = Qz``. With the defaults (17 knots on [0, 3], batch m = 256, n = 2) ``lam*`` is 0.019

@@ -38,6 +38,7 @@ Methods (``method=``):
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -50,6 +51,14 @@ from pycheck.quadrature import (MAX_GH_NODES, adaptive_expectation, composite_le
                                 gauss_hermite, tensor_grid)
 
 Function = Callable[[np.ndarray], Any]
+
+MAX_DEGREE = 400
+"""Largest ``max_degree``: above it the normalised Hermite polynomials overflow float64 at the edge of
+the default domain (``h_500`` at ``|z| = sqrt(4 * 500 + 2) + 8`` is inf)."""
+MAX_COEFFICIENTS = 200_000
+"""Largest number of multi-indices ``C(dim + max_degree, dim)`` (each is a column of every table)."""
+TAIL_RTOL = 1e-8
+"""Largest accepted share of ``E f^2`` estimated beyond the integration domain (see :func:`tail_mass`)."""
 
 METHODS = ("adaptive", "gauss-hermite", "composite", "monte-carlo")
 _OPTIONS = {"method", "n_nodes", "half_width", "n_panels", "order", "breakpoints", "rtol", "atol",
@@ -71,14 +80,19 @@ def evaluate(f: Function, points: np.ndarray, out_dim: int | None = None,
     """Call ``f(points)`` (points of shape ``(N, dim)``) and return its values as ``(N, k)``.
 
     Raises ValueError if f returns a wrong shape (anything but ``(N,)`` or ``(N, k)``, or a k other
-    than ``out_dim`` when given) or any non-finite value.
+    than ``out_dim`` when given), any non-finite value, or a complex value with a non-zero
+    imaginary part (never truncated to its real part).
     """
     n = points.shape[0]
     try:
         raw = f(points)
     except (ValueError, TypeError, IndexError) as exc:
         raise ValueError(f"{name} failed on points of shape {points.shape}: {exc}") from exc
-    vals = np.asarray(raw, dtype=float)
+    arr = np.asarray(raw)
+    if np.iscomplexobj(arr) and np.any(np.imag(arr) != 0):
+        raise ValueError(f"{name} must be real-valued, got complex values (e.g. {complex(arr.flat[np.argmax(np.imag(arr).ravel() != 0)])}); "
+                         "pass the real and imaginary parts as separate functions")
+    vals = np.asarray(np.real(arr) if np.iscomplexobj(arr) else arr, dtype=float)
     if vals.ndim == 1 and vals.shape[0] == n:
         vals = vals[:, None]
     elif not (vals.ndim == 2 and vals.shape[0] == n):
@@ -125,6 +139,79 @@ class HermiteCoefficients:
         """The paper's ``c_{i, alpha} = b_{i, alpha} / sqrt(alpha!)`` (f = sum_alpha c_alpha He_alpha)."""
         fact = np.array([multi_factorial(al) for al in self.indices], float)
         return self.coeffs / np.sqrt(fact)
+
+
+def check_max_degree(max_degree: Any, dim: int) -> int:
+    """``max_degree`` as an int in ``[0, MAX_DEGREE]`` with at most ``MAX_COEFFICIENTS``
+    multi-indices in ``dim`` dimensions; else ValueError naming the limit."""
+    D = check_int(max_degree, "max_degree", 0)
+    if D > MAX_DEGREE:
+        raise ValueError(f"max_degree must be <= {MAX_DEGREE} (MAX_DEGREE: higher normalised Hermite "
+                         f"polynomials overflow float64 on the integration domain), got {D}")
+    n = math.comb(dim + D, dim)
+    if n > MAX_COEFFICIENTS:
+        raise ValueError(f"max_degree {D} in dim {dim} gives {n} Hermite coefficients, more than "
+                         f"MAX_COEFFICIENTS = {MAX_COEFFICIENTS}; lower max_degree")
+    return D
+
+
+def tail_mass(f: Function, dim: int, radius: float, out_dim: int | None = None,
+              n_nodes: int = 64) -> np.ndarray:
+    """Estimate of ``E[f_i(z)^2 1{radius < |z| < 1.5 radius}]`` for each output i (inf if f is
+    non-finite there): the mass of ``f^2`` just outside a domain of radius ``radius``.
+
+    1-D: Gauss-Legendre (``n_nodes`` points) on ``[radius, 1.5 radius]`` and its mirror image,
+    summed: an accurate value. ``dim >= 2``: along each of the ``2 dim`` axis directions and (up
+    to dim 3) the ``2^dim`` diagonals u, the radial integral ``int f(r u)^2 chi_dim(r) dr`` over the
+    same interval (chi_dim the density of ``|z|``), maximised over u: a probe (exact for radial f),
+    not a bound. A square-integrable f whose tails the domain resolves gives a negligible share of
+    ``E f^2``; f = exp(z^2/4) (``f^2 phi`` constant) gives a share of about 1/2 in 1-D (``f^2 phi`` constant: the mass on
+    ``[R, 1.5 R]`` is half of that on ``[-R, R]``).
+    """
+    from numpy.polynomial.legendre import leggauss
+
+    t, u = leggauss(n_nodes)
+    a, b = radius, 1.5 * radius
+    r = 0.5 * (a + b) + 0.5 * (b - a) * t
+    w = 0.5 * (b - a) * u
+    if dim == 1:
+        dirs = np.array([[1.0], [-1.0]])
+    else:
+        dirs = np.concatenate([np.eye(dim), -np.eye(dim)])
+        if dim <= 3:
+            import itertools
+
+            diag = np.array(list(itertools.product((-1.0, 1.0), repeat=dim))) / math.sqrt(dim)
+            dirs = np.concatenate([dirs, diag])
+    # chi_dim density of |z| at r, with f^2 split as (f e^{-r^2/4})^2 so that neither factor overflows
+    log_c = (1 - dim / 2) * math.log(2) - math.lgamma(dim / 2) if dim > 1 else math.log(2) - 0.5 * math.log(2 * math.pi)
+    dens_wo_gauss = np.exp(log_c + (dim - 1) * np.log(r)) if dim > 1 else np.full_like(r, math.exp(log_c))
+    pts = (dirs[:, None, :] * r[None, :, None]).reshape(-1, dim)          # every direction, one call
+    try:
+        vals = evaluate(f, pts, out_dim).reshape(len(dirs), r.size, -1)     # (n_dirs, N, k)
+    except ValueError:                                                     # non-finite f out there
+        return np.full(out_dim or 1, math.inf)
+    with np.errstate(over="ignore"):
+        g = (vals * np.exp(-r * r / 4)[None, :, None]) ** 2 * dens_wo_gauss[None, :, None]
+    per = np.einsum("n,dnk->dk", w, g)                                     # (n_dirs, k)
+    if dim == 1:
+        return 0.5 * per.sum(axis=0)        # each side carries half of the two-sided density 2 phi
+    return per.max(axis=0)
+
+
+def _overflow_error() -> ValueError:
+    return ValueError("E[f(z)^2] or a Hermite coefficient is not finite on the integration domain "
+                      "(f(z)^2 or f(z) h_alpha(z) overflows float64): f is not square-integrable under "
+                      "N(0, I), or grows too fast for this method")
+
+
+def _domain_radius(method: str, o: dict[str, Any], dim: int) -> float:
+    """Radius of the region the method integrates over (beyond it f is not evaluated)."""
+    if method in ("adaptive", "composite"):
+        return float(o["half_width"])
+    if method == "gauss-hermite":
+        return float(gauss_hermite(o["n_nodes"])[0].max())
+    return math.sqrt(dim) + 6.0           # Monte Carlo: |z| beyond this has probability < 1e-8
 
 
 def _resolve(dim: int, max_degree: int, options: dict[str, Any]) -> dict[str, Any]:
@@ -209,11 +296,36 @@ def hermite_coefficients(f: Function, dim: int, max_degree: int, out_dim: int | 
     """Hermite coefficients ``b_alpha = E[f(z) h_alpha(z)]`` for all |alpha| <= max_degree.
 
     See the module docstring for ``method`` and its options. Raises ValueError on bad dim,
-    max_degree, unknown options, or an f returning non-finite values or a wrong shape.
+    max_degree (above :data:`MAX_DEGREE` or :data:`MAX_COEFFICIENTS`), unknown options, an f
+    returning non-finite, complex values or a wrong shape, or a non-finite ``E f^2`` or coefficient
+    on the domain (f^2 phi overflows: f is not square-integrable or grows too fast to resolve).
+
+    Tails: every method sees f only on a bounded region (radius R: the adaptive/composite
+    half-width, the largest Gauss-Hermite node, or sqrt(dim) + 6 for Monte Carlo). The share of
+    ``E f_i^2`` in ``R < |z| < 1.5 R`` (:func:`tail_mass`) above :data:`TAIL_RTOL` means the
+    region misses part of f (a heavy or non-square-integrable tail such as exp(z^2/4)): the result
+    then has ``converged=False`` and says so in ``note``.
     """
     dim = check_int(dim, "dim", 1)
-    max_degree = check_int(max_degree, "max_degree", 0)
+    max_degree = check_max_degree(max_degree, dim)
     o = _resolve(dim, max_degree, options)
+    hc = _coefficients(f, dim, max_degree, out_dim, o)
+    diag = np.diag(hc.second_moment)
+    if not (np.all(np.isfinite(hc.second_moment)) and np.all(np.isfinite(hc.coeffs))):
+        raise _overflow_error()
+    radius = _domain_radius(o["method"], o, dim)
+    share = tail_mass(f, dim, radius, hc.coeffs.shape[0]) / np.maximum(diag, 1e-300)
+    worst = float(np.max(share))
+    if not worst <= TAIL_RTOL:
+        note = (hc.note + f"; NOT CONVERGED: an estimated share {worst:.3g} of E f^2 lies in "
+                f"{radius:.3g} < |z| < {1.5 * radius:.3g}, outside the region integrated (TAIL_RTOL = "
+                f"{TAIL_RTOL:g}): f's tail is unresolved (f may not be square-integrable)")
+        hc = dataclasses.replace(hc, converged=False, note=note)
+    return hc
+
+
+def _coefficients(f: Function, dim: int, max_degree: int, out_dim: int | None,
+                  o: dict[str, Any]) -> HermiteCoefficients:
     method = o["method"]
     indices = multi_indices_upto(dim, max_degree)
     degrees = np.array([sum(a) for a in indices])
@@ -225,10 +337,14 @@ def hermite_coefficients(f: Function, dim: int, max_degree: int, out_dim: int | 
             vals = evaluate(f, x[:, None], out_dim)                   # (N, k)
             k_holder["k"] = vals.shape[1]
             h = hermite_e_normalized_all(max_degree, x)                 # (D+1, N)
-            prod = (vals.T[:, None, :] * h[None, :, :]).reshape(-1, x.size)
             iu = np.triu_indices(vals.shape[1])
-            sq = vals.T[iu[0]] * vals.T[iu[1]]
-            return np.concatenate([prod, sq], axis=0)
+            with np.errstate(over="ignore", invalid="ignore"):
+                prod = (vals.T[:, None, :] * h[None, :, :]).reshape(-1, x.size)
+                sq = vals.T[iu[0]] * vals.T[iu[1]]
+            out = np.concatenate([prod, sq], axis=0)
+            if not np.all(np.isfinite(out)):     # stop at once: bisection cannot fix an overflow
+                raise _overflow_error()
+            return out
 
         res = adaptive_expectation(F, o["half_width"], o["n_init"], o["order"], o["rtol"],
                                    o["atol"], o["breakpoints"])
@@ -280,11 +396,11 @@ def _mc_coefficients(f: Function, dim: int, max_degree: int, out_dim: int | None
     nb = o["n_batches"]
     per = o["n_samples"] // nb
     A = np.array(indices)                                              # (n_alpha, dim)
-    bsum = None
-    m2sum = None
+    bsum: Any = None
+    m2sum: Any = None
     for bi in range(nb):
-        acc = None
-        m2acc = None
+        acc: Any = None
+        m2acc: Any = None
         done = 0
         while done < per:
             m = min(o["chunk"], per - done)
@@ -373,7 +489,8 @@ def spectral_weights(f: Function, dim: int, max_degree: int, **options: Any) -> 
     Returns a :class:`SpectralWeights` with ``.weights`` (index 0..max_degree, w_0 = 0) and
     ``.residual`` (fraction of Var f above max_degree). Raises ValueError for dim < 1,
     max_degree < 0, an unknown option, an f returning non-finite values or a wrong shape, or a
-    constant f (Var f = 0: the weights are undefined).
+    constant f (Var f = 0: the weights are undefined), or an f with non-finite ``E f^2`` on the
+    domain. An unresolved tail (see :func:`hermite_coefficients`) gives ``converged=False``.
     """
     hc = hermite_coefficients(f, dim, max_degree, out_dim=1, **options)
     mc = hc.method == "monte-carlo"
@@ -439,11 +556,17 @@ class OUCorrelation:
 def ou_correlation_report(f: Function, rho: float, dim: int = 1, max_degree: int | None = None,
                           mc_samples: int = 0, mc_seed: int = 0, **options: Any) -> OUCorrelation:
     """Spectral interval for corr(f(z), f(z')) (see :meth:`SpectralWeights.correlation_bounds`)
-    and, if ``mc_samples > 0``, a direct Monte Carlo estimate with its standard error."""
+    and, if ``mc_samples > 0``, a direct Monte Carlo estimate with its standard error.
+
+    Raises ValueError (with the reason) when the spectral weights did not converge, e.g. for an f
+    whose tail the integration region does not resolve (f = exp(z^2/4), Var f = inf)."""
     rho = check_rho(rho)
     dim = check_int(dim, "dim", 1)
     D = _default_degree(dim) if max_degree is None else check_int(max_degree, "max_degree", 0)
     sw = spectral_weights(f, dim, D, **options)
+    if not sw.converged:
+        raise ValueError(f"the spectral weights of f did not converge, so no interval for "
+                         f"corr(f(z), f(z')) can be given: {sw.note}")
     lo, hi = sw.correlation_bounds(rho)
     mv, ms = (math.nan, math.nan)
     if mc_samples:
@@ -467,12 +590,16 @@ def ou_correlation_mc(f: Function, rho: float, dim: int = 1, n_samples: int = 20
 
     The sample is cut into ``n_blocks`` blocks; the leave-one-block-out correlations r_(b) give
     ``se^2 = (B - 1)/B sum_b (r_(b) - mean r_(.))^2``. Valid for any f with finite fourth moment
-    (no normality assumption, unlike Fisher's z).
+    (no normality assumption, unlike Fisher's z). Raises ValueError if ``n_samples < 2 n_blocks``
+    or if f(z) or f(z') has zero sample variance (the correlation is undefined).
     """
     rho = check_rho(rho)
     dim = check_int(dim, "dim", 1)
     n_samples = check_int(n_samples, "n_samples", 2)
     n_blocks = check_int(n_blocks, "n_blocks", 2)
+    if n_samples < 2 * n_blocks:
+        raise ValueError(f"n_samples must be >= 2 * n_blocks (at least 2 samples per jackknife block), "
+                         f"got n_samples={n_samples}, n_blocks={n_blocks}")
     rng = np.random.default_rng(check_int(seed, "seed", 0))
     z, zp = ou_pair(n_samples, dim, rho, rng)
     x = evaluate(f, z, 1)[:, 0]
@@ -487,6 +614,8 @@ def ou_correlation_mc(f: Function, rho: float, dim: int = 1, n_samples: int = 20
         return cxy / np.sqrt(cxx * cyy)
 
     total = sums.sum(axis=0)
+    if not (np.var(x) > 0 and np.var(y) > 0):
+        raise ValueError("f(z) has zero sample variance: the correlation is undefined")
     r = float(corr(total, per * n_blocks))
     loo = corr(total[None, :] - sums, per * (n_blocks - 1))
     se = float(math.sqrt((n_blocks - 1) / n_blocks * np.sum((loo - loo.mean()) ** 2)))

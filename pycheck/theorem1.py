@@ -1,4 +1,4 @@
-"""Theorem 1 (paper Thm 4.1) at the level of encoders: alignment loss, its bound, the equality case.
+"""Theorem 4.1 of the paper at the level of encoders: alignment loss, its bound, the equality case.
 
 Setting: z ~ N(0, I_n), OU pair ``z' = rho z + sqrt(1 - rho^2) eta``, encoder h: R^n -> R^k.
 Write ``h_i = sum_alpha b_{i,alpha} h_alpha`` (orthonormal Hermite basis, see :mod:`pycheck.spectral`).

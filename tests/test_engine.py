@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
-from lejepa_experiments.config import load_config, make_config, parse_override  # noqa: E402
+from lejepa_experiments.config import load_config, make_config  # noqa: E402
 from lejepa_experiments.data import Mixing, pair_correlation, sample_latent, sample_pair  # noqa: E402
 from lejepa_experiments.engine import lr_factor, train  # noqa: E402
 from lejepa_experiments.metrics import identifiability_metrics, polar_factor  # noqa: E402

@@ -1,4 +1,4 @@
-"""A short CPU training of a 2-D spiral encoder identifies the latent, and Theorem 3 holds on it.
+"""A short CPU training of a 2-D spiral encoder identifies the latent, and Theorem 4.3 holds on it.
 
 Fixed seed; the step budget is generous for the target but still fast (tens of seconds on 2 cores).
 "The bound holds" is the statistical statement of :func:`pycheck.bounds.estimate_from_samples`: the
@@ -31,7 +31,7 @@ def test_short_spiral_training_identifies_and_bound_holds():
     m = res.metrics
     assert m["r2_h_to_z"] > 0.99, m
     assert m["r2_z_to_h"] > 0.99, m
-    # Theorem 3 on fresh pairs, with a confidence interval
+    # Theorem 4.3 on fresh pairs, with a confidence interval
     torch.manual_seed(2024)
     z, z2 = sample_pair("gaussian", "ou", 0.9, 100_000, 2, dtype=torch.float32)
     with torch.no_grad():

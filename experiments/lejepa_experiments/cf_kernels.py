@@ -36,8 +36,8 @@ import numpy as np
 try:  # pragma: no cover - exercised through available()
     from numba import njit, prange
 except ImportError:  # pragma: no cover
-    njit = None
-    prange = range
+    njit = None  # type: ignore[assignment]
+    prange = range  # type: ignore[misc]
 
 __all__ = ["available", "set_threads", "cf_sums", "cf_grad"]
 
@@ -55,7 +55,7 @@ def set_threads(n: int) -> None:
     if njit is not None:
         import numba
 
-        numba.set_num_threads(max(1, min(int(n), numba.config.NUMBA_NUM_THREADS)))
+        numba.set_num_threads(max(1, min(int(n), numba.config.NUMBA_NUM_THREADS)))  # type: ignore[attr-defined]
 
 
 if njit is not None:

@@ -1,9 +1,10 @@
-"""``lejepa check`` rows: Theorem 3 (approximate identifiability) on trained encoders.
+"""``lejepa check`` rows: Theorem 4.3 (approximate identifiability) on trained encoders.
 
 * Encoders trained on the spot (CPU-sized, a few seconds): a short LeJEPA (SIGReg) run on the 2-D
   spiral and one on an additive-coupling world (N = 4) with the matched encoder.
 * Every checkpoint ``*.pt`` written by ``lejepa train`` under ``options['checkpoints']`` (recursive)
-  whose latents are Gaussian (the theorem's hypothesis); others are counted and skipped.
+  whose latents are Gaussian (the theorem's hypothesis); others are counted and skipped. A file
+  that does not load, or a missing directory, is its own failing row with the reason.
   On-the-spot encoders are evaluated on 5000 pairs (their margins are wide), checkpoints on
   ``checkpoint_pairs(n)`` (1M in 2-D; a near-linear encoder needs that many for a conclusive CI).
   A CI that straddles 0 ('inconclusive') fails the row: the bound is not shown to hold.
@@ -100,24 +101,39 @@ def _train_on_spot(name: str) -> list[CheckRow]:
     return _rows_for(f"{name} trained {cfg['train']['steps']} steps", cfg, res.mixing, res.encoder)
 
 
+def _fail_row(quantity: str, reason: str) -> CheckRow:
+    return CheckRow(CLAIM, quantity, math.nan, math.nan, math.nan, False, "==", reason)
+
+
 def _checkpoint_rows(ckdir: str) -> list[CheckRow]:
-    """Rows for every ``*.pt`` training checkpoint under ``ckdir`` (recursive)."""
+    """Rows for every ``*.pt`` training checkpoint under ``ckdir`` (recursive): two per checkpoint
+    that loads, one failing row (naming the file and the reason) per checkpoint that does not,
+    one failing row if ``ckdir`` is missing or holds no checkpoint."""
     from .commands import load_checkpoint
     from .metrics import MAX_BOOTSTRAP_DIM
 
     if not os.path.isdir(ckdir):
-        raise ValueError(f"checkpoints directory {ckdir!r} does not exist")
+        return [_fail_row(f"checkpoints under {ckdir}", f"checkpoints directory {ckdir!r} does not exist "
+                          "or is not a directory")]
     paths = sorted(os.path.join(d, f) for d, _, fs in os.walk(ckdir) for f in fs if f.endswith(".pt"))
     if not paths:
         return [CheckRow(CLAIM, f"checkpoints under {ckdir}", 0.0, 1.0, 0.0, False, ">=", "no *.pt checkpoint found")]
     out: list[CheckRow] = []
     skipped = []
     for p in paths:
-        cfg, mix, enc = load_checkpoint(p)
-        if cfg["latent"]["dist"] != "gaussian" or cfg["latent"]["dim"] > MAX_BOOTSTRAP_DIM:
-            skipped.append(os.path.relpath(p, ckdir))
+        rel = os.path.relpath(p, ckdir)
+        try:
+            cfg, mix, enc = load_checkpoint(p)
+        except Exception as exc:  # noqa: BLE001 - a bad file is its own failing row
+            out.append(_fail_row(f"{rel}: could not be loaded", f"{type(exc).__name__}: {exc}"))
             continue
-        out.extend(_rows_for(os.path.relpath(p, ckdir), cfg, mix, enc, m=checkpoint_pairs(cfg["latent"]["dim"])))
+        if cfg["latent"]["dist"] != "gaussian" or cfg["latent"]["dim"] > MAX_BOOTSTRAP_DIM:
+            skipped.append(rel)
+            continue
+        try:
+            out.extend(_rows_for(rel, cfg, mix, enc, m=checkpoint_pairs(cfg["latent"]["dim"])))
+        except Exception as exc:  # noqa: BLE001
+            out.append(_fail_row(f"{rel}: evaluation raised", f"{type(exc).__name__}: {exc}"))
     if skipped:
         out.append(CheckRow(CLAIM, f"checkpoints skipped, non-Gaussian or n > {MAX_BOOTSTRAP_DIM} ({len(skipped)})", float(len(skipped)),
                             float(len(paths)), 0.0, True, "<=",

@@ -1,10 +1,10 @@
-"""The ``lejepa train`` subcommand (registered into :data:`lejepa_experiments.cli.SUBCOMMANDS`).
+"""The ``lejepa train`` subcommand (listed in :data:`lejepa_experiments.cli.SUBCOMMANDS`).
 
 ``lejepa train --config FILE --run NAME --seed S --out DIR [--preset P] [--set section.key=value ...]
 [--overwrite] [--resume]`` trains one encoder and writes:
 
 * ``DIR/NAME.json``: ``status: "ok"``, run name, seed, the full resolved config, final metrics
-  (evaluation set), ``bound_check`` (Theorem 3 with bootstrap CIs on 100k fresh pairs,
+  (evaluation set), ``bound_check`` (Theorem 4.3 with bootstrap CIs on 100k fresh pairs,
   :func:`.engine.final_bound_check`), learning curves, pair structure, versions, device, thread
   count, seconds and steps per second;
 * ``DIR/NAME.pt``: checkpoint (config, seed, encoder and mixing state dicts, final metrics),
@@ -39,8 +39,6 @@ import shutil
 import sys
 import tempfile
 from typing import IO, Any, Callable
-
-from .cli import SUBCOMMANDS
 
 RESUME_SUFFIX = ".resume.ckpt"
 """Suffix of the periodic resume checkpoint beside a run's result pair (not ``.pt``, so that
@@ -297,18 +295,10 @@ def _train_run(args: argparse.Namespace) -> int:
         print(f"lejepa train: {exc}", file=sys.stderr)
         return 1
     m, bc = res["metrics"], res["bound_check"]
-    thm = (f"Theorem 3: {bc['skipped']}" if "skipped" in bc else
-           f"Theorem 3 on {bc['m']} fresh pairs: err = {bc['err']['value']:.4g}, bound = {bc['bound']['value']:.4g}, "
+    thm = (f"Theorem 4.3: {bc['skipped']}" if "skipped" in bc else
+           f"Theorem 4.3 on {bc['m']} fresh pairs: err = {bc['err']['value']:.4g}, bound = {bc['bound']['value']:.4g}, "
            f"margin CI [{bc['margin']['lo']:.3g}, {bc['margin']['hi']:.3g}] -> {bc['verdict']}")
     print(f"{args.run}: {res['steps_done']} steps in {res['seconds']:.1f} s on {res['device']} "
           f"({res['threads']} threads); R2(h->z) = {m['r2_h_to_z']:.6f}, eps = {m['epsilon']:.4g}, "
           f"delta_tr = {m['delta_tr']:.4g}; {thm}; wrote {os.path.join(args.out, args.run)}.json/.pt")
     return 0
-
-
-SUBCOMMANDS["train"] = ("train one encoder from a config file (needs the train extra)", _train_args, _train_run)
-
-
-from . import planning as _planning  # noqa: E402,F401  (registers ``lejepa plan``)
-from . import report as _report  # noqa: E402,F401  (registers ``lejepa report``)
-from . import sweep as _sweep  # noqa: E402,F401  (registers ``lejepa sweep``; it imports this module)

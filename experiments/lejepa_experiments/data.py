@@ -91,6 +91,8 @@ def haar_orthogonal(k: int, generator: torch.Generator | None = None,
 class Mixing(torch.nn.Module):
     """A fixed (non-trainable) mixing g; its coupling weights are buffers, so they are saved with it."""
 
+    weights: torch.Tensor      # (layers, dim/2, dim/2), registered as a buffer for kind 'coupling'
+
     def __init__(self, kind: str, dim: int, *, layers: int = 8, seed: int = 0):
         super().__init__()
         check_choice(kind, MIXINGS, "mixing.kind")

@@ -187,7 +187,7 @@ def evaluate(enc: torch.nn.Module, mix: Mixing, ev: EvalSet, chunk: int = 65536)
 @torch.no_grad()
 def final_bound_check(enc: torch.nn.Module, mix: Mixing, cfg: dict[str, Any], seed: int, m: int | None = None
                       ) -> dict[str, Any]:
-    """Bootstrap verdict of Theorem 3 (:func:`.metrics.bound_check`) on ``m`` fresh Gaussian OU pairs
+    """Bootstrap verdict of Theorem 4.3 (:func:`.metrics.bound_check`) on ``m`` fresh Gaussian OU pairs
     (default :func:`.metrics.bootstrap_pairs` with cap 100k; seeded with ``seed + 2 * eval.seed_offset``;
     ``applies`` is False for non-Gaussian latents, where the theorem says nothing)."""
     from .metrics import MAX_BOOTSTRAP_DIM, bootstrap_pairs, bound_check

@@ -50,7 +50,7 @@ def _check_pair(h1: torch.Tensor, h2: torch.Tensor) -> None:
 def alignment_loss(h1: torch.Tensor, h2: torch.Tensor) -> torch.Tensor:
     """Alignment loss ``L = (1/m) sum_i ||h1_i - h2_i||^2`` (squared norm summed over features).
 
-    This is the sample mean of ``E||h(z') - h(z)||^2``, the quantity of the paper's Theorem 1
+    This is the sample mean of ``E||h(z') - h(z)||^2``, the quantity of the paper's Theorem 4.1
     (its minimum over whitened encoders of a Gaussian world is ``2 (1 - rho) n``).
     """
     _check_pair(h1, h2)

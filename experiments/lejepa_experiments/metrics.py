@@ -12,7 +12,7 @@ Quantities (sample versions of the population quantities in ``docs/approx.md``):
 * ``epsilon = ||Cov(h) - I||_F`` (Cov with 1/m), ``mean_sq = ||mean h||^2``;
 * ``align = mean ||h - h2||^2`` (L), ``delta_n = L - 2(1 - rho) n``, ``delta_tr = L - 2(1 - rho) tr Cov(h)``
   (never clamped; delta_tr >= 0 in population), ``D_* = delta_* / (2 rho (1 - rho))``;
-* ``bound = mean_sq + D_tr + (epsilon + D_tr)^2`` (the corrected Theorem 3, valid for any mean and
+* ``bound = mean_sq + D_tr + (epsilon + D_tr)^2`` (the corrected Theorem 4.3, valid for any mean and
   trace), ``bound_paper = D_n + (epsilon + D_n)^2`` (the paper's form);
 * ``Q = U V^T`` the polar factor of A (SVD ``A = U S V^T``), ``recovery_error = mean ||h - Q z||^2``;
 * ``nonlinear_energy = mean ||h - A z - b||^2`` (the OLS residual, estimates N).
@@ -118,12 +118,15 @@ def bootstrap_pairs(n: int, cap: int) -> int:
     return int(max(2000, min(cap, 4_000_000 // n, 100_000_000 // (n * n))))
 
 
+CLAIM_4_3 = "Theorem 4.3 (corrected): E||h - Qz||^2 <= ||mu||^2 + D_tr + (eps + D_tr)^2"
+"""The ``claim`` recorded with every bound check (the paper's numbering)."""
+
 MAX_BOOTSTRAP_DIM = 128  # the bootstrap stacks 201 n x n moment matrices: memory grows like n^2
 
 
 def bound_check(z: torch.Tensor, h: torch.Tensor, h2: torch.Tensor, rho: float, *, n_boot: int = 200,
                 z_score: float = 3.0, seed: int = 0) -> dict[str, object]:
-    """Theorem 3 as a statistical statement, by :func:`pycheck.bounds.estimate_from_samples`
+    """Theorem 4.3 as a statistical statement, by :func:`pycheck.bounds.estimate_from_samples`
     (nonparametric bootstrap over the pairs, interval value +- z_score * se): verdict 'holds' iff the
     lower limit of ``bound - err`` is >= 0 ('violated' iff the upper limit is < 0)."""
     from pycheck.bounds import estimate_from_samples
@@ -131,7 +134,7 @@ def bound_check(z: torch.Tensor, h: torch.Tensor, h2: torch.Tensor, rho: float, 
     est = estimate_from_samples(z.double().cpu().numpy(), h.double().cpu().numpy(), h2.double().cpu().numpy(),
                                 rho, n_boot=n_boot, z_score=z_score, seed=seed)
     pick = ("err", "bound", "margin", "delta_tr", "D_tr", "eps", "mu_sq", "paper", "paper_margin")
-    return {"method": f"nonparametric bootstrap, {n_boot} resamples, value +- {z_score:g} se",
+    return {"claim": CLAIM_4_3, "method": f"nonparametric bootstrap, {n_boot} resamples, value +- {z_score:g} se",
             "m": int(z.shape[0]), "rho": rho, "verdict": est.verdict, "paper_verdict": est.paper_verdict,
             **{k: {"value": float(getattr(est, k).value), "lo": float(getattr(est, k).lo),
                    "hi": float(getattr(est, k).hi)} for k in pick}}

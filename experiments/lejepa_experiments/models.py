@@ -50,12 +50,12 @@ class MatchedCoupling(torch.nn.Module):
             raise ValueError(f"encoder.kind = 'matched' needs an even latent.dim, got {dim}")
         layers = check_int(layers, "mixing.layers", 1)
         self.weights = torch.nn.Parameter(torch.stack([haar_orthogonal(dim // 2) for _ in range(layers)]))
-        self.half = dim // 2
+        self.half_dim = dim // 2          # not ``half``: that is nn.Module.half()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         y = x
         for l in range(self.weights.shape[0] - 1, -1, -1):
-            nb, a = y[..., : self.half], y[..., self.half:]
+            nb, a = y[..., : self.half_dim], y[..., self.half_dim:]
             y = torch.cat((a, nb - torch.tanh(a @ self.weights[l])), dim=-1)
         return y
 

@@ -30,13 +30,12 @@ import json
 import math
 import os
 import sys
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-import torch
+if TYPE_CHECKING:  # torch is imported inside the functions, so ``lejepa plan --help`` needs no torch
+    import torch
 
-from .cli import SUBCOMMANDS
-
-Rep = Callable[[torch.Tensor], torch.Tensor]
+Rep = Callable[["torch.Tensor"], "torch.Tensor"]
 
 
 def _check(episodes: int, horizon: int, candidates: int, step: float, seed: int) -> None:
@@ -48,13 +47,23 @@ def _check(episodes: int, horizon: int, candidates: int, step: float, seed: int)
         raise ValueError(f"step must be a finite number > 0, got {step!r}")
 
 
-@torch.no_grad()
 def plan(reps: dict[str, Rep], dim: int, *, episodes: int = 500, horizon: int = 10, candidates: int = 64,
          step: float = 0.3, seed: int = 0, device: torch.device | str = "cpu") -> dict[str, dict[str, float]]:
     """Run the planner of the module docstring for every representation in ``reps`` (each maps a
     float64 ``(B, dim)`` batch of states to ``(B, d)`` representations; one must be ``"oracle"``).
     Returns, per representation: ``final_distance`` (mean), ``final_distance_se``, ``ratio_to_oracle``,
     ``first_action_agreement``, ``cost_error`` (mean absolute error of the predicted squared distance)."""
+    import torch
+
+    with torch.no_grad():
+        return _plan(reps, dim, episodes=episodes, horizon=horizon, candidates=candidates, step=step,
+                     seed=seed, device=device)
+
+
+def _plan(reps: dict[str, Rep], dim: int, *, episodes: int, horizon: int, candidates: int, step: float,
+          seed: int, device: torch.device | str) -> dict[str, dict[str, float]]:
+    import torch
+
     _check(episodes, horizon, candidates, step, seed)
     if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
         raise ValueError(f"dim must be an integer >= 1, got {dim!r}")
@@ -98,6 +107,8 @@ def plan(reps: dict[str, Rep], dim: int, *, episodes: int = 500, horizon: int = 
 
 def reps_from_checkpoint(path: str, device: str = "cpu") -> tuple[dict[str, Rep], int, dict[str, Any]]:
     """``(reps, dim, config)`` for a ``lejepa train`` checkpoint: oracle, encoder ``h(g(z))``, observation ``g(z)``."""
+    import torch
+
     from .commands import load_checkpoint
 
     try:
@@ -146,6 +157,3 @@ def _plan_run(args: argparse.Namespace) -> int:
                    "seed": args.seed, "results": res}
         atomic_write(args.out, lambda f: json.dump(payload, f, indent=2))
     return 0
-
-
-SUBCOMMANDS["plan"] = ("plan in latent space with a trained encoder (Corollary 4.5 analogue)", _plan_args, _plan_run)

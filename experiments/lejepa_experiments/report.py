@@ -31,7 +31,6 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cli import SUBCOMMANDS
 from .tables import IDENT_R2, CellStats, cell_stats, group, sort_key
 
 # ------------------------------------------------------------------ sweep-name convention (shared)
@@ -889,5 +888,3 @@ def _report_run(args: argparse.Namespace) -> int:
     print(f"wrote {len(paths)} files; see {paths['report.md']}")
     return 0
 
-
-SUBCOMMANDS["report"] = ("figures and tables from sweep results (report.md, PNG/PDF)", _report_args, _report_run)

@@ -48,7 +48,6 @@ import sys
 import time
 from typing import Any, Iterator
 
-from .cli import SUBCOMMANDS
 from .commands import RESUME_SUFFIX, TrainingFailed, atomic_write, run_training
 from .config import is_safe_name
 
@@ -368,6 +367,3 @@ def _sweep_run(args: argparse.Namespace) -> int:
     print(f"{len(rows)} runs; summary in {os.path.join(args.out, args.name)}/summary.csv"
           + (f"; {len(rows.failures)} failed (records in their <run>.json)" if rows.failures else ""))
     return 1 if rows.failures else 0
-
-
-SUBCOMMANDS["sweep"] = ("train a grid of encoders (resumable; summary table)", _sweep_args, _sweep_run)

@@ -47,10 +47,10 @@ def _expected_failure(name: str, err: float, paper: float) -> CheckRow:
 def rows(**options: Any) -> list[CheckRow]:
     """The rows listed in the module docstring (``options`` are accepted and ignored)."""
     out: list[CheckRow] = [close_row(f"{CLAIM} worked numbers", "D(delta=0.018, rho=0.9)",
-                                     normalized_gap(0.018, 0.9), 0.1, 1e-12)]
+                                     float(normalized_gap(0.018, 0.9)), 0.1, 1e-12)]
     for eps, ref in [(0.0, 0.11), (0.1, 0.14), (0.5, 0.46)]:
         out.append(close_row(f"{CLAIM} worked numbers", f"bound(delta=0.018, eps={eps}, rho=0.9)",
-                             approx_bound(0.018, eps, 0.9), ref, 1e-12))
+                             float(approx_bound(0.018, eps, 0.9)), ref, 1e-12))
     for name, enc, rho in _encoders():
         p = population(enc, rho)
         q = quadrature_values(enc, rho, Q=p.Q)

@@ -9,7 +9,7 @@ step). Runs in a few seconds.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 import mpmath
 import numpy as np
@@ -99,7 +99,7 @@ def rows(**_: Any) -> list[CheckRow]:
                       ratio, 1.0, 0.0, "x, y in [-3, 3]"))
 
     # ---- spectral weights and corr <= rho -----------------------------------------------------
-    cases = [
+    cases: list[tuple[str, Callable[[np.ndarray], Any], float, dict[str, Any]]] = [
         ("sign(z)", np.sign, corr_sign(rho), {}),
         ("max(z,0)", lambda x: np.maximum(x, 0.0), corr_relu(rho), {}),
         ("|z|", np.abs, corr_abs(rho), {}),
@@ -110,9 +110,11 @@ def rows(**_: Any) -> list[CheckRow]:
         half = 0.5 * (rep.upper - rep.lower)
         out.append(close_row(CLAIM_CORR, f"corr({name}) spectral, D=120 vs closed form", rep.value, ref,
                              half + 1e-10, "tol = truncation/quadrature half-width + 1e-10"))
-    for name, f in [("tanh(z)", np.tanh), ("z^3", lambda x: x ** 3), ("cos(2z)", lambda x: np.cos(2 * x)),
-                    ("sign(z)", np.sign), ("|z|", np.abs)]:
-        rep = ou_correlation_report(f, rho, 1, max_degree=80)
+    smooth: list[tuple[str, Callable[[np.ndarray], Any]]] = [
+        ("tanh(z)", np.tanh), ("z^3", lambda x: x ** 3), ("cos(2z)", lambda x: np.cos(2 * x)),
+        ("sign(z)", np.sign), ("|z|", np.abs)]
+    for name, g in smooth:
+        rep = ou_correlation_report(g, rho, 1, max_degree=80)
         w1 = float(rep.spectral.weights[1])
         out.append(le_row(CLAIM_CORR, f"corr({name}) upper end", rep.upper, rho, 0.0))
         out.append(ge_row(CLAIM_CORR, f"rho - corr({name}) vs rho(1-rho)(1-w1)", rho - rep.upper,
@@ -150,8 +152,8 @@ def rows(**_: Any) -> list[CheckRow]:
     ref = sign_loss_exact(n, rho)
     out.append(close_row(CLAIM_LOSS, "L(sign z) spectral (2-D) vs 2n(1-(2/pi)asin rho)", L.value, ref,
                          0.5 * (L.upper - L.lower) + 1e-9))
-    m, se = alignment_loss_mc(sign_encoder(Q), n, rho, 200_000, seed=4)
-    out.append(close_row(CLAIM_LOSS, "L(sign Qz) Monte Carlo vs closed form", m, ref, 6 * se,
+    mc, se = alignment_loss_mc(sign_encoder(Q), n, rho, 200_000, seed=4)
+    out.append(close_row(CLAIM_LOSS, "L(sign Qz) Monte Carlo vs closed form", mc, ref, 6 * se,
                          "tolerance = 6 standard errors"))
     out.append(ge_row(CLAIM_LOSS, "L(sign z) closed form", ref, bound, 0.0, "strict"))
     L = alignment_loss(spiral, n, rho, 40, n_nodes=120)
@@ -159,7 +161,7 @@ def rows(**_: Any) -> list[CheckRow]:
                          1e-9))
     out.append(ge_row(CLAIM_LOSS, "L(spiral R(pi|z|)z) lower end, D=40", L.lower, bound, 0.0,
                       f"strict: gap >= {L.gap_lower:.4g}"))
-    m, se = alignment_loss_mc(spiral, n, rho, 200_000, seed=5)
-    out.append(close_row(CLAIM_LOSS, "L(spiral) Monte Carlo vs spectral midpoint", m, L.value,
+    mc, se = alignment_loss_mc(spiral, n, rho, 200_000, seed=5)
+    out.append(close_row(CLAIM_LOSS, "L(spiral) Monte Carlo vs spectral midpoint", mc, L.value,
                          6 * se + 0.5 * (L.upper - L.lower), "tol = 6 SE + spectral half-width"))
     return out

@@ -1,5 +1,5 @@
 """Tests of pycheck.bounds: the Theorem 4.3 bound, closed forms for Hermite-coefficient encoders
-against quadrature of the polynomial, the ingredient facts (a)-(d) of the corrected Theorem 3, the
+against quadrature of the polynomial, the ingredient facts (a)-(d) of the corrected Theorem 4.3, the
 regimes where the paper's form (delta_n, mean zero) fails, and the bootstrap estimates from samples."""
 
 from __future__ import annotations

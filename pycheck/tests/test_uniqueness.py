@@ -189,6 +189,8 @@ def _figure_module():
     import importlib.util
     from pathlib import Path
 
+    pytest.importorskip("matplotlib")          # the plot extra; a pycheck-only install has none
+
     path = Path(__file__).resolve().parents[2] / "experiments" / "figures" / "uniqueness_figure.py"
     spec = importlib.util.spec_from_file_location("uniqueness_figure", path)
     mod = importlib.util.module_from_spec(spec)
