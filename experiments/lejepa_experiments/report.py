@@ -189,7 +189,10 @@ class _Writer:
         written = []
         for ext in ("png", "pdf"):
             p = os.path.join(self.out, f"{stem}.{ext}")
-            atomic_write(p, lambda f, ext=ext: fig.savefig(f, format=ext, dpi=110, bbox_inches="tight"), binary=True)
+            def save(f: Any, ext: str = ext) -> None:
+                fig.savefig(f, format=ext, dpi=110, bbox_inches="tight")
+
+            atomic_write(p, save, binary=True)
             self.paths[f"{stem}.{ext}"] = p
             written.append(p)
         plt.close(fig)

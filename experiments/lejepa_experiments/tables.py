@@ -57,7 +57,8 @@ def cell_stats(rows: list[dict[str, Any]], field: str = "r2_h_to_z", threshold: 
     k = sum(1 for r in rows if _finite(r.get("r2_h_to_z")) and r["r2_h_to_z"] > threshold)
     best_row = min(rows, key=lambda r: r["align"] if _finite(r.get("align")) else math.inf)
     best = best_row.get(field)
-    return CellStats(mean, std, len(rows), k, best if _finite(best) else math.nan, best_row.get("seed"))
+    best_value = float(best) if best is not None and _finite(best) else math.nan
+    return CellStats(mean, std, len(rows), k, best_value, best_row.get("seed"))
 
 
 def group(rows: list[dict[str, Any]], keys: list[str]) -> dict[tuple[Any, ...], list[dict[str, Any]]]:
