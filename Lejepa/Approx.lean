@@ -241,11 +241,14 @@ theorem exists_orthonormalBasis_inner_eq_norm (f : Fin n → EuclideanSpace ℝ 
   · have hn : ‖f k‖ ≠ 0 := norm_ne_zero_iff.mpr hk
     have key : ‖f k‖⁻¹ * ‖f k‖ ^ 2 = ‖f k‖ := by
       rw [sq, ← mul_assoc, inv_mul_cancel₀ hn, one_mul]
-    rw [InnerProductSpace.gramSchmidtOrthonormalBasis_apply_of_orthogonal h hf hk]
-    -- The goal's scalar is `(‖f k‖⁻¹ : 𝕜)` at `𝕜 = ℝ`, built with `RCLike.ofReal`, which on `ℝ` is
-    -- `id` by `rfl` (`RCLike.ofReal_real_eq_id`, `Analysis/RCLike/Basic.lean`). `calc` matches its
-    -- first line with the goal up to that definitional equality; the steps below are stated with
-    -- the plain real scalar `‖f k‖⁻¹`, so no `rw` has to see through the cast.
+    -- Mathlib's own form (`Analysis/InnerProductSpace/Orientation.lean`, `have hb : b i =
+    -- ‖v i‖⁻¹ • v i := gramSchmidtOrthonormalBasis_apply_of_orthogonal …`): the lemma's scalar
+    -- `(‖f k‖⁻¹ : 𝕜)` at `𝕜 = ℝ` is `RCLike.ofReal`, which on `ℝ` is `id` by `rfl`
+    -- (`RCLike.ofReal_real_eq_id`); the `have` checks this once, by definitional equality, and the
+    -- rewritten goal then carries the plain real scalar, exactly as the `calc` states it.
+    have hb : InnerProductSpace.gramSchmidtOrthonormalBasis h f k = ‖f k‖⁻¹ • f k :=
+      InnerProductSpace.gramSchmidtOrthonormalBasis_apply_of_orthogonal h hf hk
+    rw [hb]
     calc inner ℝ (f k) (‖f k‖⁻¹ • f k) = ‖f k‖⁻¹ * inner ℝ (f k) (f k) :=
           real_inner_smul_right (f k) (f k) ‖f k‖⁻¹
       _ = ‖f k‖⁻¹ * ‖f k‖ ^ 2 := by rw [real_inner_self_eq_norm_sq]
@@ -276,11 +279,20 @@ theorem exists_orthogonal_cols_inner_eq_norm (B : Matrix (Fin n) (Fin n) ℝ)
     -- `(of g)ᵀ k i = g i k` and `of g i l = g i l` are `rfl` (`Matrix.transpose_apply`,
     -- `Matrix.of_apply`)
     exact hkl
-  · -- the same chain as Mathlib's `EuclideanSpace.ball_zero_eq` (`PiL2.lean`:
-    -- `norm_eq, norm_eq_abs, sq_abs` on `EuclideanSpace ℝ n`)
-    have h1 := hw k
-    rw [real_inner_eq_sum, EuclideanSpace.norm_eq] at h1
-    simp only [Real.norm_eq_abs, sq_abs] at h1
+  · -- `EuclideanSpace.real_norm_sq_eq (x : EuclideanSpace ℝ n) : ‖x‖ ^ 2 = ∑ i, (x i) ^ 2`
+    -- (`PiL2.lean`) is stated at `ℝ`, so no generic `RCLike` norm has to be matched; the
+    -- coordinates `(toLp 2 v) i` reduce to `v i` in the term-mode checks below
+    have hsq : ‖(WithLp.toLp 2 (fun i => B i k) : EuclideanSpace ℝ (Fin n))‖ ^ 2 =
+        ∑ i, B i k ^ 2 :=
+      EuclideanSpace.real_norm_sq_eq (WithLp.toLp 2 (fun i => B i k) : EuclideanSpace ℝ (Fin n))
+    have hnorm : ‖(WithLp.toLp 2 (fun i => B i k) : EuclideanSpace ℝ (Fin n))‖ =
+        Real.sqrt (∑ i, B i k ^ 2) := by
+      rw [← hsq]
+      exact (Real.sqrt_sq
+        (norm_nonneg (WithLp.toLp 2 (fun i => B i k) : EuclideanSpace ℝ (Fin n)))).symm
+    have h1 : ∑ i, B i k * w k i = Real.sqrt (∑ i, B i k ^ 2) :=
+      (real_inner_eq_sum (WithLp.toLp 2 (fun i => B i k) : EuclideanSpace ℝ (Fin n))
+        (w k)).symm.trans ((hw k).trans hnorm)
     simp only [Matrix.of_apply]
     exact h1
 
@@ -307,7 +319,8 @@ theorem frob_sub_le_of_cols (B W : Matrix (Fin n) (Fin n) ℝ) (hWW : Wᵀ * W =
       rw [Matrix.sub_apply]
       ring
     rw [hexp, hWB k, hw1]
-    nlinarith [hs]
+    -- an identity, not an inequality: `S - 2√S + 1 - (√S - 1)² = S - √S²`, which is `-(hs)`
+    linear_combination (-1 : ℝ) * hs
   have hdiag : ∀ k, (Real.sqrt (∑ i, B i k ^ 2) ^ 2 - 1) ^ 2 = (Bᵀ * B - 1) k k ^ 2 := by
     intro k
     rw [hsq k, Matrix.sub_apply, Matrix.one_apply_eq, Matrix.mul_apply]
@@ -356,10 +369,12 @@ theorem exists_orthogonal_frob_sub_le (A : Matrix (Fin n) (Fin n) ℝ) :
     calc ∑ m, (Aᵀ * A) j m * V m l = ∑ m, (Aᵀ * A) j m * hM.eigenvectorBasis l m :=
           Finset.sum_congr rfl fun m _ => by rw [hV]
       _ = hM.eigenvalues l * hM.eigenvectorBasis l j := by
-          -- definitional: `Matrix.mulVec M v i = (fun j => M i j) ⬝ᵥ v` (`Data/Matrix/Mul.lean`),
-          -- `dotProduct` is the coordinate sum, `(r • v) j = r • v j` (`Pi.smul_apply`, `rfl`) and
-          -- `ℝ` acts on itself through `Algebra.id`, whose `toSMul` is `instSMulOfMul`
-          -- (`Algebra/Algebra/Defs.lean`; `Algebra.id.smul_eq_mul` is `rfl`)
+          -- unfold `Matrix.mulVec` and `dotProduct` in `h` (the same `simp only [Matrix.mulVec,
+          -- dotProduct]` as Mathlib's `LinearAlgebra/Matrix/Stochastic.lean`; it always makes
+          -- progress, since `h` contains `mulVec`), then `(r • v) j = r • v j` (`Pi.smul_apply`)
+          -- and `r • s = r * s` (`smul_eq_mul`). Whatever `simp` leaves of the scalar action is
+          -- closed by `exact`'s definitional check (`ℝ` acts on itself through `Algebra.id`).
+          simp only [Matrix.mulVec, dotProduct, Pi.smul_apply, smul_eq_mul] at h
           exact h
       _ = hM.eigenvalues l * V j l := by rw [hV]
   have e2 : (A * V)ᵀ * (A * V) = Vᵀ * ((Aᵀ * A) * V) := by

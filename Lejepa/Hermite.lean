@@ -253,8 +253,14 @@ theorem exists_eq_single_of_deg_eq_one {α : Fin n →₀ ℕ} (h : deg α = 1) 
   refine ⟨j, Finsupp.ext (fun k => ?_)⟩
   by_cases hk : k = j
   · rw [hk, Finsupp.single_eq_same]
+    -- restate with the literal `(1 : ℕ)` (`instOfNatNat`), definitionally the rewritten goal, so
+    -- that `omega` sees a plain numeral whatever instance path the `Finsupp` value carried
+    show α j = (1 : ℕ)
     omega
   · rw [Finsupp.single_eq_of_ne hk]
+    -- the `0` produced by `single_eq_of_ne` is `Zero.toOfNat0`; restate it as the literal
+    -- `(0 : ℕ)` (definitionally equal) before `omega`
+    show α k = (0 : ℕ)
     have hk' : α k ≤ ∑ x ∈ Finset.univ.erase j, α x :=
       Finset.single_le_sum_of_canonicallyOrdered (f := fun x => α x)
         (Finset.mem_erase.mpr ⟨hk, Finset.mem_univ k⟩)

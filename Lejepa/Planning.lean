@@ -235,14 +235,19 @@ theorem encoded_planning_eq_neg (f : E → A → E) (c : ℝ) (T : ℕ) (z0 : E)
         ⇑(LinearIsometryEquiv.neg ℝ : E ≃ₗᵢ[ℝ] E).symm f) (normPenaltyCost c) T
         ((LinearIsometryEquiv.neg ℝ : E ≃ₗᵢ[ℝ] E) z0) =
       optimalValue f (normPenaltyCost c) T z0 :=
-  (encoded_planning_eq (LinearIsometryEquiv.neg ℝ) f (normPenaltyCost c)
+  (encoded_planning_eq (E := E) (LinearIsometryEquiv.neg ℝ) f (normPenaltyCost c)
     (neg_normPenaltyCost_invariant c) T z0).2.2.1
 
 end Isometry
 
 /-- The witness is not the identity: on `ℝ`, `LinearIsometryEquiv.neg ℝ` sends `1` to `-1`. -/
 theorem neg_real_ne_id : (LinearIsometryEquiv.neg ℝ : ℝ ≃ₗᵢ[ℝ] ℝ) 1 ≠ 1 := by
-  show (-1 : ℝ) ≠ 1
+  -- `LinearIsometryEquiv.coe_neg : (neg R : E → E) = fun x => -x` is `rfl` in Mathlib
+  -- (`Analysis/Normed/Operator/LinearIsometry.lean`); evaluating it at `1` states the value
+  -- without unfolding the coercion through `toLinearEquiv` here
+  have h : (LinearIsometryEquiv.neg ℝ : ℝ ≃ₗᵢ[ℝ] ℝ) 1 = -1 :=
+    congrFun (LinearIsometryEquiv.coe_neg (R := ℝ) (E := ℝ)) 1
+  rw [h]
   norm_num
 
 end Lejepa.Planning
