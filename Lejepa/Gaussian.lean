@@ -71,7 +71,8 @@ theorem derivative_hermite_succ (n : ℕ) :
   | succ n ih =>
     rw [hermite_succ (n + 1), derivative_sub, derivative_mul, derivative_X, one_mul, ih,
       derivative_C_mul]
-    simp only [Nat.cast_add, Nat.cast_one, C_add, C_1]
+    rw [show ((n + 1 : ℕ) : ℤ) = (n : ℤ) + 1 by omega]
+    simp only [C_add, C_1]
     linear_combination (-(C (n : ℤ) + 1)) * hermite_succ n
 
 /-- The probabilists' Hermite polynomial `He_n`, Mathlib's `Polynomial.hermite n` mapped to `ℝ[X]`
@@ -98,6 +99,7 @@ theorem derivative_hermiteReal_succ (n : ℕ) :
   simp only [hermiteReal]
   rw [Polynomial.derivative_map, derivative_hermite_succ, Polynomial.map_mul, Polynomial.map_C,
     map_add, map_natCast, map_one]
+  all_goals rfl
 
 /-- Three-term recurrence: `He_{n+2} = X He_{n+1} - (n + 1) He_n`. -/
 theorem hermiteReal_succ_succ (n : ℕ) :
@@ -183,7 +185,6 @@ def polyMean (p : ℝ[X]) : ℝ :=
 theorem integral_gaussianReal_eval (p : ℝ[X]) :
     ∫ x, p.eval x ∂(gaussianReal 0 1) = polyMean p := by
   rw [integral_gaussianReal_eq_integral_smul (one_ne_zero : (1 : NNReal) ≠ 0)]
-  simp only [smul_eq_mul]
   rfl
 
 theorem polyMean_add (p q : ℝ[X]) : polyMean (p + q) = polyMean p + polyMean q := by
@@ -224,13 +225,18 @@ theorem polyMean_one : polyMean 1 = 1 := by
 /-- **Stein's identity** for polynomials under `N(0, 1)`: `E[Z p(Z)] = E[p'(Z)]`, here
 `∫ φ(x) x p(x) dx = ∫ φ(x) p'(x) dx`, by integration by parts with `φ' = -x φ`. -/
 theorem polyMean_X_mul (p : ℝ[X]) : polyMean (X * p) = polyMean (derivative p) := by
+  have huv' : Integrable (gaussianPDFReal 0 1 * (fun x : ℝ => (derivative p).eval x)) :=
+    integrable_pdf_mul_eval (derivative p)
+  have hu'v : Integrable ((fun x : ℝ => -x * gaussianPDFReal 0 1 x) * (fun x : ℝ => p.eval x)) :=
+    integrable_neg_mul_pdf_mul_eval p
+  have huv : Integrable (gaussianPDFReal 0 1 * (fun x : ℝ => p.eval x)) :=
+    integrable_pdf_mul_eval p
   have h : ∫ x, gaussianPDFReal 0 1 x * (derivative p).eval x =
       -∫ x, (-x * gaussianPDFReal 0 1 x) * p.eval x :=
     integral_mul_deriv_eq_deriv_mul_of_integrable (u := gaussianPDFReal 0 1)
       (v := fun x => p.eval x) (u' := fun x => -x * gaussianPDFReal 0 1 x)
       (v' := fun x => (derivative p).eval x) (fun x _ => hasDerivAt_stdGaussianPDF x)
-      (fun x _ => p.hasDerivAt x) (integrable_pdf_mul_eval (derivative p))
-      (integrable_neg_mul_pdf_mul_eval p) (integrable_pdf_mul_eval p)
+      (fun x _ => p.hasDerivAt x) huv' hu'v huv
   have h1 : (fun x => (-x * gaussianPDFReal 0 1 x) * p.eval x) =
       fun x => -(gaussianPDFReal 0 1 x * (X * p).eval x) := by
     funext x
@@ -450,7 +456,7 @@ theorem integral_hermiteProd_mul (α β : ι → ℕ) :
           ∂(Measure.pi fun _ : ι => gaussianReal 0 1) := by rw [h]
     _ = ∏ j, ∫ x, (hermiteReal (α j)).eval x * (hermiteReal (β j)).eval x
           ∂(gaussianReal 0 1) :=
-        integral_fintype_prod_eq_prod
+        integral_fintype_prod_eq_prod (E := fun _ => ℝ)
           (fun j (x : ℝ) => (hermiteReal (α j)).eval x * (hermiteReal (β j)).eval x)
     _ = ∏ j, (if α j = β j then ((β j).factorial : ℝ) else 0) :=
         Finset.prod_congr rfl fun j _ => integral_hermiteReal_mul_gaussianReal (α j) (β j)
@@ -465,8 +471,9 @@ theorem integral_hermiteProd_affine {ρ σ : ℝ} (hσ : σ ^ 2 = 1 - ρ ^ 2) (�
       ∏ j, ρ ^ β j * (hermiteReal (β j)).eval (z j) := by
   calc ∫ η, hermiteProd β (fun j => ρ * z j + σ * η j)
         ∂(Measure.pi fun _ : ι => gaussianReal 0 1)
-      = ∏ j, ∫ y, (hermiteReal (β j)).eval (ρ * z j + σ * y) ∂(gaussianReal 0 1) :=
-        integral_fintype_prod_eq_prod
+      = ∏ j, ∫ y, (hermiteReal (β j)).eval (ρ * z j + σ * y) ∂(gaussianReal 0 1) := by
+        simp only [hermiteProd]
+        exact integral_fintype_prod_eq_prod (E := fun _ => ℝ)
           (fun j (y : ℝ) => (hermiteReal (β j)).eval (ρ * z j + σ * y))
     _ = ∏ j, ρ ^ β j * (hermiteReal (β j)).eval (z j) :=
         Finset.prod_congr rfl fun j _ => integral_hermiteReal_affine_gaussianReal hσ (z j) (β j)
@@ -492,7 +499,7 @@ theorem integral_integral_hermiteProd_ou {ρ σ : ℝ} (hσ : σ ^ 2 = 1 - ρ ^ 
           ∂(Measure.pi fun _ : ι => gaussianReal 0 1) := by rw [hin]
     _ = ∏ j, ∫ x, (hermiteReal (α j)).eval x * (ρ ^ β j * (hermiteReal (β j)).eval x)
           ∂(gaussianReal 0 1) :=
-        integral_fintype_prod_eq_prod
+        integral_fintype_prod_eq_prod (E := fun _ => ℝ)
           (fun j (x : ℝ) => (hermiteReal (α j)).eval x * (ρ ^ β j * (hermiteReal (β j)).eval x))
     _ = ∏ j, (if α j = β j then ((β j).factorial : ℝ) * ρ ^ β j else 0) :=
         Finset.prod_congr rfl fun j _ => integral_hermiteReal_mul_const_mul (α j) (β j) (ρ ^ β j)

@@ -37,10 +37,11 @@ theorem integral_hermiteMulti_mul (α β : Fin n →₀ ℕ) :
         ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) =
       if α = β then Lejepa.Hermite.mfact β else 0 := by
   simp only [hermiteMulti_eq_hermiteProd]
-  rw [integral_hermiteProd_mul]
+  rw [integral_hermiteProd_mul (⇑α) (⇑β)]
   by_cases h : α = β
   · subst h
-    rw [if_pos rfl, if_pos rfl, Lejepa.Hermite.mfact]
+    rw [if_pos rfl, if_pos rfl]
+    rfl
   · rw [if_neg (fun h' : (⇑α : Fin n → ℕ) = ⇑β => h (DFunLike.ext' h')), if_neg h]
 
 /-- **Mehler's cross-moments for the coefficient model's Hermite products**: for `σ² = 1 - ρ²`
@@ -54,10 +55,11 @@ theorem integral_integral_hermiteMulti_ou {ρ σ : ℝ} (hσ : σ ^ 2 = 1 - ρ ^
         ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) =
       if α = β then Lejepa.Hermite.mfact β * ρ ^ Lejepa.Hermite.deg β else 0 := by
   simp only [hermiteMulti_eq_hermiteProd]
-  rw [integral_integral_hermiteProd_ou hσ]
+  rw [integral_integral_hermiteProd_ou hσ (⇑α) (⇑β)]
   by_cases h : α = β
   · subst h
-    rw [if_pos rfl, if_pos rfl, Lejepa.Hermite.mfact, Lejepa.Hermite.deg]
+    rw [if_pos rfl, if_pos rfl]
+    rfl
   · rw [if_neg (fun h' : (⇑α : Fin n → ℕ) = ⇑β => h (DFunLike.ext' h')), if_neg h]
 
 end Lejepa.GaussianBridge
