@@ -89,7 +89,7 @@ def run_training(config: str, run: str, seed: int, out: str, *, preset: str | No
         "metrics": res.metrics, "bound_check": check, "curves": res.curves, "versions": versions(), "device": res.device,
         "threads": res.info["threads"], "seconds": res.seconds, "steps_per_second": res.steps_per_second,
         "steps_done": res.info["steps_done"], "stopped_early": res.info["stopped_early"],
-        "time_limit_s": time_limit_s,
+        "time_limit_s": time_limit_s, "slurm_job_id": os.environ.get("SLURM_JOB_ID"),
     }
     ckpt = {"config": cfg, "seed": seed, "encoder": res.encoder.state_dict(), "mixing": res.mixing.state_dict(),
             "metrics": res.metrics, "format": "lejepa-checkpoint-1"}
@@ -140,3 +140,4 @@ SUBCOMMANDS["train"] = ("train one encoder from a config file (needs the train e
 
 from . import planning as _planning  # noqa: E402,F401  (registers ``lejepa plan``)
 from . import sweep as _sweep  # noqa: E402,F401  (registers ``lejepa sweep``; it imports this module)
+from . import reproduce as _reproduce  # noqa: E402,F401  (registers ``lejepa reproduce``)

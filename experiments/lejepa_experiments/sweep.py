@@ -231,9 +231,9 @@ class SweepPlan:
 
 def prepare_sweep(config: str, name: str, out: str, grid_items: list[str], seeds: list[int], *,
                   preset: str | None = None, overrides: list[str] | None = None,
-                  time_limit_s: float | None = None) -> SweepPlan:
-    """Validate every run of the sweep, create ``out/name`` and load the finished results (checking
-    that each was trained with the same config, ``runtime`` aside, and seed)."""
+                  time_limit_s: float | None = None, create: bool = True) -> SweepPlan:
+    """Validate every run of the sweep, create ``out/name`` (unless ``create`` is False) and load the
+    finished results (checking that each was trained with the same config, ``runtime`` aside, and seed)."""
     if not is_safe_name(name):
         raise ValueError(f"--name must be a non-empty file-name-safe name, got {name!r}")
     grid = parse_grid(grid_items)
@@ -241,7 +241,8 @@ def prepare_sweep(config: str, name: str, out: str, grid_items: list[str], seeds
     out_dir = os.path.join(out, name)
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise ValueError(f"{out_dir!r} exists and is not a directory")
-    os.makedirs(out_dir, exist_ok=True)
+    if create:
+        os.makedirs(out_dir, exist_ok=True)
     # check every existing result before training anything
     done: dict[str, dict[str, Any]] = {}
     for run, _, seed, _, cfg in runs:
