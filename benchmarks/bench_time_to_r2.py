@@ -10,6 +10,10 @@ first evaluation reaching the target (``on_eval``) or at ``--time-limit``:
 
 * ``ours``: ``experiments/configs/scaling.yaml`` (lr 1e-2, constant half then cosine, SIGReg 256
   slices through the fused numba kernels, one torch thread), ``train.steps`` = ``--steps``;
+* ``baseline_steps``: the baseline's hyperparameters with our SIGReg (same values to rounding),
+  one thread: the number of steps the baseline needs, at our speed. The baseline's projected time
+  to the target is this step count at the plain run's steps/s (reported when the plain run itself
+  is stopped by the time limit first);
 * ``baseline``: the authors' setup as published: lr 3e-3, batch 256, 20 000 steps, constant then
   cosine (30 % constant), two torch threads, and a *plain* SIGReg: ``cos``/``sin`` of
   ``t_k a_s . h`` materialised as a ``(views, batch, slices, knots)`` tensor and differentiated by
@@ -36,6 +40,7 @@ import time
 from typing import Any
 
 TARGET = 0.999966
+WHICH = ("ours", "baseline", "baseline_steps")
 AUTHORS_SECONDS = 18 * 60 + 42
 
 
@@ -44,7 +49,6 @@ def plain_sigreg(h, slices: int = 256, knots: int = 17, t_max: float = 3.0, a=No
     (mean_j sin(t_k u))^2]`` with ``u = h a`` (the formula of :func:`lejepa_experiments.losses.sigreg`),
     written the straightforward way: the full ``(B, m, S, K)`` cos/sin tensors, autograd backward."""
     import torch
-
     from lejepa_experiments.losses import random_slices, sigreg_knots
 
     if h.ndim == 2:
@@ -61,7 +65,6 @@ def plain_sigreg(h, slices: int = 256, knots: int = 17, t_max: float = 3.0, a=No
 
 def _check_plain_matches_ours() -> float:
     import torch
-
     from lejepa_experiments.losses import random_slices, sigreg
 
     g = torch.Generator().manual_seed(0)
@@ -73,9 +76,9 @@ def _check_plain_matches_ours() -> float:
     return diff
 
 
-def run_one(which: str, seed: int, steps: int, eval_every: int, time_limit: float, dim: int) -> dict[str, Any]:
+def run_one(which: str, seed: int, steps: int, eval_every: int, time_limit: float, dim: int,
+            baseline_threads: int = 2) -> dict[str, Any]:
     import torch
-
     from lejepa_experiments import engine
     from lejepa_experiments.config import load_config
 
@@ -84,8 +87,11 @@ def run_one(which: str, seed: int, steps: int, eval_every: int, time_limit: floa
     common = [f"latent.dim={dim}", f"eval.every={eval_every}", "runtime.progress=false"]
     if which == "ours":
         over = common + [f"train.steps={steps}", "runtime.threads=1"]
-    else:
-        over = common + ["train.steps=20000", "train.lr=3.0e-3", "train.constant_frac=0.3", "runtime.threads=2"]
+    elif which == "baseline":
+        over = common + ["train.steps=20000", "train.lr=3.0e-3", "train.constant_frac=0.3",
+                         f"runtime.threads={baseline_threads}"]
+    else:   # "baseline_steps": the baseline's hyperparameters with our SIGReg (same values, fast)
+        over = common + ["train.steps=20000", "train.lr=3.0e-3", "train.constant_frac=0.3", "runtime.threads=1"]
     cfg = load_config(cfg_path, None, over)
     cfg["name"] = f"{which}_s{seed}"
     hits: list[tuple[int, float, float]] = []
@@ -134,15 +140,19 @@ def main() -> None:
     ap.add_argument("--eval-every", type=int, default=100)
     ap.add_argument("--time-limit", type=float, default=300.0, help="seconds per run")
     ap.add_argument("--dim", type=int, default=64)
-    ap.add_argument("--only", choices=("ours", "baseline"), default=None)
+    ap.add_argument("--baseline-time-limit", type=float, default=None,
+                    help="seconds for the plain-SIGReg baseline run (default --time-limit)")
+    ap.add_argument("--baseline-threads", type=int, default=2)
+    ap.add_argument("--only", nargs="+", choices=WHICH, default=list(WHICH))
     ap.add_argument("--out", default=None, help="write the results as JSON")
     args = ap.parse_args()
     diff = _check_plain_matches_ours()
     print(f"plain SIGReg == lejepa SIGReg on a float64 batch (|diff| = {diff:.1e})")
     results = []
     for seed in args.seeds:
-        for which in (("ours", "baseline") if args.only is None else (args.only,)):
-            r = run_one(which, seed, args.steps, args.eval_every, args.time_limit, args.dim)
+        for which in args.only:
+            limit = args.baseline_time_limit if which == "baseline" and args.baseline_time_limit else args.time_limit
+            r = run_one(which, seed, args.steps, args.eval_every, limit, args.dim, args.baseline_threads)
             results.append(r)
             if r["reached"]:
                 msg = (f"R2 {TARGET} reached at step {r['steps_to_target']} after {r['seconds_to_target']:.1f} s "
@@ -151,6 +161,15 @@ def main() -> None:
                 msg = f"target not reached in {r['steps_done']} steps / {r['train_s']:.0f} s: best R2 {r['best_r2']:.6f}"
             print(f"{which:>8} seed {seed}: {r['steps_per_s']:.1f} steps/s ({r['threads']} threads), {msg}; "
                   f"load {r['load1_before']:.2f} -> {r['load1_after']:.2f}", flush=True)
+    # the baseline's time to the target: its steps to the target (baseline hyperparameters, measured
+    # with our SIGReg, which computes the same values) at the plain implementation's speed
+    for seed in args.seeds:
+        b = next((r for r in results if r["which"] == "baseline" and r["seed"] == seed), None)
+        bs = next((r for r in results if r["which"] == "baseline_steps" and r["seed"] == seed), None)
+        if b and bs and bs["reached"]:
+            b["projected_seconds_to_target"] = bs["steps_to_target"] / b["steps_per_s"]
+            print(f"baseline seed {seed}: projected {b['projected_seconds_to_target']:.0f} s to the target "
+                  f"({bs['steps_to_target']} steps at {b['steps_per_s']:.2f} steps/s)")
     if args.out:
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         with open(args.out, "w", encoding="utf-8") as f:

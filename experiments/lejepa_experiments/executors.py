@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from .sweep import Task, execute
 
-Outcome = "dict[str, Any] | BaseException"
 
 
 def available_cores() -> int:

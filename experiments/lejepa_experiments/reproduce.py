@@ -29,8 +29,9 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .cli import SUBCOMMANDS
 from .commands import atomic_write
@@ -310,7 +311,8 @@ def reproduce(preset: str, out: str, *, executor: str = "local", jobs: int = 1, 
                 "checkout" + (f" ({s.note})" if s.note else ""))
             continue
         specs.append(s)
-    from .sweep import parse_grid, plan as plan_runs
+    from .sweep import parse_grid
+    from .sweep import plan as plan_runs
 
     for s in specs:
         try:
