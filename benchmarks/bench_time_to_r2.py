@@ -77,7 +77,7 @@ def _check_plain_matches_ours() -> float:
 
 
 def run_one(which: str, seed: int, steps: int, eval_every: int, time_limit: float, dim: int,
-            baseline_threads: int = 2) -> dict[str, Any]:
+            baseline_threads: int = 2, ours_set: tuple[str, ...] = ()) -> dict[str, Any]:
     import torch
     from lejepa_experiments import engine
     from lejepa_experiments.config import load_config
@@ -86,7 +86,7 @@ def run_one(which: str, seed: int, steps: int, eval_every: int, time_limit: floa
     cfg_path = os.path.join(here, "..", "experiments", "configs", "scaling.yaml")
     common = [f"latent.dim={dim}", f"eval.every={eval_every}", "runtime.progress=false"]
     if which == "ours":
-        over = common + [f"train.steps={steps}", "runtime.threads=1"]
+        over = common + [f"train.steps={steps}", "runtime.threads=1"] + list(ours_set)
     elif which == "baseline":
         over = common + ["train.steps=20000", "train.lr=3.0e-3", "train.constant_frac=0.3",
                          f"runtime.threads={baseline_threads}"]
@@ -143,6 +143,8 @@ def main() -> None:
     ap.add_argument("--baseline-time-limit", type=float, default=None,
                     help="seconds for the plain-SIGReg baseline run (default --time-limit)")
     ap.add_argument("--baseline-threads", type=int, default=2)
+    ap.add_argument("--set", action="append", default=[], dest="ours_set", metavar="KEY=VALUE",
+                    help="extra config override for the 'ours' runs (repeatable), e.g. train.batch=1024")
     ap.add_argument("--only", nargs="+", choices=WHICH, default=list(WHICH))
     ap.add_argument("--out", default=None, help="write the results as JSON")
     args = ap.parse_args()
@@ -152,7 +154,9 @@ def main() -> None:
     for seed in args.seeds:
         for which in args.only:
             limit = args.baseline_time_limit if which == "baseline" and args.baseline_time_limit else args.time_limit
-            r = run_one(which, seed, args.steps, args.eval_every, limit, args.dim, args.baseline_threads)
+            r = run_one(which, seed, args.steps, args.eval_every, limit, args.dim, args.baseline_threads,
+                        tuple(args.ours_set))
+            r["overrides"] = list(args.ours_set) if which == "ours" else []
             results.append(r)
             if r["reached"]:
                 msg = (f"R2 {TARGET} reached at step {r['steps_to_target']} after {r['seconds_to_target']:.1f} s "

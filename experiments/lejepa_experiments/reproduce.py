@@ -48,17 +48,21 @@ PLANNING_KEYS = {"from", "episodes", "horizon", "candidates", "step", "seed", "m
 # cost model
 # ----------------------------------------------------------------------------------------------
 
-COST_MODEL = {"step_overhead_s": 1.5e-3, "flops_per_s": 2.0e9, "run_overhead_s": 3.0}
-"""Per-step cost model of one run on one CPU thread (measured on this project's 2-core machine,
-``docs/reproduce.md``): ``seconds/step = step_overhead_s + flops(step) / flops_per_s`` plus
-``run_overhead_s`` per run (evaluation set, final bootstrap check, files). ``flops`` counts the
-multiply-adds of :func:`step_flops`. A preset may override the constants (``cost_model:``)."""
+COST_MODEL = {"step_overhead_s": 7.0e-3, "flops_per_s": 2.0e10, "run_overhead_s": 4.0}
+"""Per-step cost model of one run on one CPU thread: ``seconds/step = step_overhead_s + flops(step) /
+flops_per_s`` plus ``run_overhead_s`` per run (evaluation set, final bootstrap check on 10^5 pairs,
+files); ``flops`` counts the multiply-adds of :func:`step_flops`. Constants fitted to the quick
+preset's runs on this project's shared 2-core machine (1 thread a run, load average 3-10:
+2-D MLP 128 x 4 ~13 ms/step, coupling N = 2 / 64 ~8 / 12 ms/step) and to N = 1024 (~53-100 ms/step,
+``docs/training.md``); good to a factor of about 2 there (``docs/reproduce.md``). Small tensors are
+overhead-bound, hence the large per-step constant; a GPU changes both constants. A preset may
+override them (``cost_model:``)."""
 
 
 def step_flops(cfg: dict[str, Any]) -> float:
-    """Multiply-add count of one training step (forward + backward ~ 3x forward) of a resolved config:
-    encoder on 2 x batch points (MLP: width^2 (depth-1) + 2 dim width per point; matched coupling:
-    layers (dim/2)^2), the mixing's forward pass (coupling: layers (dim/2)^2), and the objective
+    """Multiply-add count of one training step of a resolved config: encoder (forward + backward ~ 3x
+    forward) on 2 x batch points (MLP: width^2 (depth-1) + 2 dim width per point; matched coupling:
+    layers (dim/2)^2), the mixing's forward pass (coupling: layers (dim/2)^2), and the objective (3x)
     (SIGReg: projections 2 batch dim slices + characteristic function 2 batch slices knots;
     whitening/VICReg: covariance batch dim^2; InfoNCE: the batch x batch kernel, batch^2 dim)."""
     n, b = cfg["latent"]["dim"], cfg["train"]["batch"]
@@ -76,7 +80,7 @@ def step_flops(cfg: dict[str, Any]) -> float:
         obj = pts * n * n
     else:
         obj = b * b * n * 2
-    return 3.0 * (pts * (enc + mix) + obj)
+    return 3.0 * (pts * enc + obj) + pts * mix        # the mixing runs forward only (data)
 
 
 def estimate_run_seconds(cfg: dict[str, Any], model: dict[str, float] | None = None) -> float:
@@ -388,8 +392,14 @@ def reproduce(preset: str, out: str, *, executor: str = "local", jobs: int = 1, 
         if importlib.util.find_spec("lejepa_experiments.report") is not None:
             mod = importlib.import_module("lejepa_experiments.report")
             rdir = os.path.join(out, "report")
-            summary["report"] = mod.build_report(out, rdir)
-            log(f"report written to {rdir}")
+            try:
+                summary["report"] = mod.build_report(out, rdir)
+            except Exception as exc:  # noqa: BLE001 - the results stay on disk; say what failed
+                summary["failed"].append(f"report: {type(exc).__name__}: {exc}")
+                log(f"report FAILED ({type(exc).__name__}: {exc}); the results are in {out}, "
+                    f"rerun with: lejepa report {out} --out {rdir}")
+            else:
+                log(f"report written to {rdir}")
         else:
             log("note: lejepa report is not available in this install (no lejepa_experiments.report); "
                 f"the results and summaries are in {out}")
