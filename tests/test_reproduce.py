@@ -59,7 +59,10 @@ def test_smoke_preset_cli_end_to_end(tmp_path, capsys):
         assert res["config"]["latent"]["dim"] == int(r["dim"]) and res["metrics"]["r2_h_to_z"] == r["r2_h_to_z"]
     plan_rows = _rows(out, "planning")
     assert sorted(r["representation"] for r in plan_rows) == ["encoder", "observation", "oracle"]
-    assert os.path.isfile(os.path.join(out, "planning", "twod_spiral", "kind=spiral_s0.json"))
+    with open(os.path.join(out, "planning", "twod_spiral_kind=spiral_s0.json")) as f:
+        payload = json.load(f)                          # lejepa plan --out's format, as lejepa report reads it
+    assert payload["run"] == "kind=spiral_s0" and payload["episodes"] == 8
+    assert sorted(payload["results"]) == ["encoder", "observation", "oracle"]
     oracle = next(r for r in plan_rows if r["representation"] == "oracle")
     assert oracle["ratio_to_oracle"] == 1.0 and oracle["first_action_agreement"] == 1.0
     if HAS_REPORT:
@@ -93,7 +96,7 @@ def test_resume_skips_finished_runs_and_missing_configs(tmp_path, monkeypatch):
         return real(task)
 
     monkeypatch.setattr(executors, "execute", counting)
-    plan_file = os.path.join(out, "planning", "twod_spiral", "kind=spiral_s0.json")
+    plan_file = os.path.join(out, "planning", "twod_spiral_kind=spiral_s0.json")
     mtime = os.stat(plan_file).st_mtime_ns
     # another thread count (runtime section) still counts as the same run
     again = reproduce.reproduce(preset, out, threads=1, report=False, progress=False, log=lambda s: None)
@@ -144,7 +147,9 @@ def test_full_preset_has_the_papers_settings():
             cfg = load_config(s.config, s.preset, s.overrides + [g.split(",")[0] for g in s.grid])
             assert cfg["train"]["steps"] == 20000 and cfg["train"]["batch"] == 256, s.name
     dims = by["scaling_infonce"].grid[0].split("=")[1].split(",")
-    assert dims[-1] == "1024" and "loss.kind=infonce" in by["scaling_infonce"].overrides
+    assert dims[-1] == "1024" and by["scaling_infonce"].config.endswith("scaling_infonce.yaml")
+    for o in ("whitening", "vicreg", "infonce"):
+        assert by[f"scaling_{o}"].config == os.path.join(CONFIGS, f"scaling_{o}.yaml")
     quick = reproduce.load_preset("quick")
     assert quick.reduced and {s.name for s in quick.sweeps} == set(by)   # same sweeps, reduced
 

@@ -213,8 +213,9 @@ def load_preset(preset: str) -> Preset:
 
 def run_planning(out: str, plans: dict[str, Any], opts: dict[str, Any], log: Callable[[str], None]) -> list[dict[str, Any]]:
     """``lejepa plan`` on every finished checkpoint of the sweeps in ``opts['from']`` (latent dim at
-    most ``opts['max_dim']``, default 2); results in ``out/planning/<sweep>/<run>.json`` (kept when
-    present with the same settings) and one row per (run, representation) in ``planning/summary.json``."""
+    most ``opts['max_dim']``, default 2); results in ``out/planning/<sweep>_<run>.json`` (``lejepa plan
+    --out``'s format plus ``sweep`` and ``run``; kept when present with the same settings) and one row
+    per (run, representation) in ``planning/summary.json``/``.csv``."""
     from .planning import plan, reps_from_checkpoint
     from .sweep import _write_summary
 
@@ -230,7 +231,7 @@ def run_planning(out: str, plans: dict[str, Any], opts: dict[str, Any], log: Cal
         for run, _, _, _, cfg in sp.runs:
             if run not in sp.done or cfg["latent"]["dim"] > max_dim:
                 continue
-            target = os.path.join(pdir, sname, run + ".json")
+            target = os.path.join(pdir, f"{sname}_{run}.json")
             ckpt = os.path.join(sp.out_dir, run + ".pt")
             payload = None
             if os.path.exists(target):
@@ -251,7 +252,7 @@ def run_planning(out: str, plans: dict[str, Any], opts: dict[str, Any], log: Cal
                 res = plan(reps, dim, **settings)
                 payload = {"checkpoint": os.path.abspath(ckpt), "sweep": sname, "run": run, **settings,
                            "results": res, "seconds": time.perf_counter() - t0}
-                os.makedirs(os.path.dirname(target), exist_ok=True)
+                os.makedirs(pdir, exist_ok=True)
                 atomic_write(target, lambda f, p=payload: json.dump(p, f, indent=2))
                 log(f"planning {sname}/{run}: encoder / oracle = {res['encoder']['ratio_to_oracle']:.3f}, "
                     f"cost error {res['encoder']['cost_error']:.3g}")
@@ -286,11 +287,14 @@ def make_executor(kind: str, out: str, jobs: int, threads: int | None, slurm: di
 
 def reproduce(preset: str, out: str, *, executor: str = "local", jobs: int = 1, threads: int | None = None,
               slurm: dict[str, Any] | None = None, dry_run: bool = False, report: bool = True,
-              progress: bool = True, log: Callable[[str], None] = print) -> dict[str, Any]:
+              progress: bool = True, log: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run (or resume) a reproduce preset into ``out``; see the module docstring. Returns
     ``{"runs", "done_before", "trained", "failed", "skipped", "estimate_s", "planning", "report"}``."""
     from .sweep import prepare_sweep
 
+    if log is None:
+        def log(line: str) -> None:
+            print(line, flush=True)     # status lines appear as runs finish, also when piped to a file
     pr = load_preset(preset)
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"--jobs must be an integer >= 1, got {jobs!r}")
