@@ -134,6 +134,10 @@ def run_one(which: str, seed: int, steps: int, eval_every: int, time_limit: floa
     if hits:
         out["steps_to_target"] = hits[0][0]
         out["seconds_to_target"] = hits[0][2] - t0
+    elif res.metrics["r2_h_to_z"] >= TARGET:          # reached at the final evaluation
+        out["reached"] = True
+        out["steps_to_target"] = res.info["steps_done"]
+        out["seconds_to_target"] = wall
     return out
 
 
