@@ -14,7 +14,7 @@ from lejepa_experiments import cli, executors, reproduce  # noqa: E402
 from lejepa_experiments.config import load_config  # noqa: E402
 from lejepa_experiments.sweep import Task  # noqa: E402
 
-CONFIGS = reproduce.PRESET_DIR
+CONFIGS = os.path.dirname(reproduce.PRESET_DIR)        # experiments/configs
 HAS_REPORT = importlib.util.find_spec("lejepa_experiments.report") is not None
 
 TINY = ["train.steps=20", "eval.size=256", "eval.every=10", "loss.slices=8"]

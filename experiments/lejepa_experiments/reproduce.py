@@ -3,7 +3,7 @@
 ``lejepa reproduce --preset quick|full|smoke|FILE.yaml --out DIR [--executor local|slurm] [--jobs K]
 [--threads T] [--partition P] [--time-min M] [--gpus G] [--cpus-per-task C] [--dry-run] [--no-report]``
 
-A preset is data (``experiments/configs/reproduce_<name>.yaml``): a list of sweeps, each
+A preset is data (``experiments/configs/reproduce/<name>.yaml``): a list of sweeps, each
 ``{name, config, grid, seeds, set, preset}`` run by :mod:`.sweep` into ``DIR/<name>/`` (one
 ``<run>.json``/``.pt`` per run and ``summary.json``/``.csv``), a ``planning`` section (which sweeps'
 checkpoints ``lejepa plan`` evaluates, into ``DIR/planning/``) and an optional ``slurm`` section.
@@ -37,8 +37,9 @@ from .cli import SUBCOMMANDS
 from .commands import atomic_write
 from .config import is_safe_name
 
-PRESET_DIR = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "configs"))
-"""Where ``--preset NAME`` looks for ``reproduce_NAME.yaml``."""
+PRESET_DIR = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "configs", "reproduce"))
+"""Where ``--preset NAME`` looks for ``NAME.yaml`` (a folder of its own: the training configs one
+level up are each loadable by ``lejepa train``, presets are not)."""
 
 PRESET_KEYS = {"description", "reduced", "sweeps", "planning", "slurm", "cost_model"}
 SWEEP_KEYS = {"name", "config", "grid", "seeds", "set", "preset", "note"}
@@ -127,10 +128,10 @@ class Preset:
 
 
 def preset_path(preset: str) -> str:
-    """``quick`` -> ``experiments/configs/reproduce_quick.yaml``; a path to a YAML file is kept."""
+    """``quick`` -> ``experiments/configs/reproduce/quick.yaml``; a path to a YAML file is kept."""
     if preset.endswith((".yaml", ".yml", ".json")) or os.sep in preset:
         return preset
-    return os.path.join(PRESET_DIR, f"reproduce_{preset}.yaml")
+    return os.path.join(PRESET_DIR, f"{preset}.yaml")
 
 
 def _str_list(v: Any, where: str) -> list[str]:
@@ -147,8 +148,7 @@ def load_preset(preset: str) -> Preset:
 
     path = preset_path(preset)
     if not os.path.isfile(path):
-        known = sorted(f[len("reproduce_"):-5] for f in os.listdir(PRESET_DIR)
-                       if f.startswith("reproduce_") and f.endswith(".yaml"))
+        known = sorted(f[:-5] for f in os.listdir(PRESET_DIR) if f.endswith(".yaml"))
         raise ValueError(f"preset {preset!r}: no file {path!r} (presets: {', '.join(known)})")
     with open(path, encoding="utf-8") as f:
         try:
