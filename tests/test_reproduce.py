@@ -12,7 +12,7 @@ torch = pytest.importorskip("torch")
 
 from lejepa_experiments import cli, executors, reproduce  # noqa: E402
 from lejepa_experiments.config import load_config  # noqa: E402
-from lejepa_experiments.sweep import Task  # noqa: E402
+from lejepa_experiments.executors import Task  # noqa: E402
 
 CONFIGS = os.path.dirname(reproduce.PRESET_DIR)        # experiments/configs
 HAS_REPORT = importlib.util.find_spec("lejepa_experiments.report") is not None

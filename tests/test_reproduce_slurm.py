@@ -1,5 +1,5 @@
-"""A 2-run sweep through a real single-node SLURM cluster on localhost (slurmctld + slurmd + munge),
-via submitit job arrays (:class:`lejepa_experiments.executors.Slurm`).
+"""A 2-run sweep through a real single-node SLURM cluster on localhost (slurmctld + slurmd + munge):
+``lejepa reproduce --executor slurm`` (submitit job arrays, :class:`lejepa_experiments.executors.Slurm`).
 
 The fixture starts the cluster with ``tests/slurm/start_local_slurm.sh`` (Debian's ``slurm-wlm`` and
 ``munge``; ``.ci/run`` installs them) and stops it afterwards if it started it. The test skips, with
@@ -18,20 +18,20 @@ import pytest
 pytest.importorskip("torch")
 submitit = pytest.importorskip("submitit")
 
-from lejepa_experiments import sweep  # noqa: E402
+from lejepa_experiments import reproduce  # noqa: E402
 from lejepa_experiments.executors import Slurm  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 START = os.path.join(HERE, "slurm", "start_local_slurm.sh")
 STOP = os.path.join(HERE, "slurm", "stop_local_slurm.sh")
+CONFIGS = os.path.dirname(reproduce.PRESET_DIR)
 
-TINY_YAML = """\
-latent: {dim: 2}
-mixing: {kind: spiral}
-encoder: {width: 8, depth: 2}
-loss: {kind: sigreg, slices: 8}
-train: {steps: 10, batch: 32, log_every: 5}
-eval: {size: 128, every: 5}
+PRESET = """\
+sweeps:
+  - {{name: g, config: {cfg}, grid: ["loss.lam=0.01,0.2"], seeds: [0],
+     set: [train.steps=10, train.batch=32, encoder.width=8, encoder.depth=2, loss.slices=8,
+           eval.size=128, eval.every=5]}}
+slurm: {{time_min: 5, cpus_per_task: 1}}
 """
 
 
@@ -63,33 +63,39 @@ def local_slurm():
     subprocess.run(["bash", STOP], capture_output=True, timeout=30)
 
 
-def test_two_run_sweep_through_real_slurm(local_slurm, tmp_path):
-    cfg = tmp_path / "tiny.yaml"
-    cfg.write_text(TINY_YAML)
+def test_two_run_sweep_through_real_slurm(local_slurm, tmp_path, monkeypatch):
+    preset = tmp_path / "preset.yaml"
+    preset.write_text(PRESET.format(cfg=os.path.join(CONFIGS, "spiral2d_fast.yaml")))
     out = tmp_path / "out"
-    ex = Slurm(str(tmp_path / "slurm"), {"time_min": 5, "cpus_per_task": 1}, poll_s=0.5)
-    assert ex.parameters()["cpus_per_task"] == 1 and ex.parameters()["timeout_min"] == 5
+    job_ids: list[str | None] = []
+    real_call = Slurm.__call__
+
+    def recording(self, tasks):                    # the parent sees what each job returned
+        assert self.parameters()["cpus_per_task"] == 1 and self.parameters()["timeout_min"] == 5
+        for task, res in real_call(self, tasks):
+            job_ids.append(None if isinstance(res, BaseException) else res.get("slurm_job_id"))
+            yield task, res
+
+    monkeypatch.setattr(Slurm, "__call__", recording)
     logs: list[str] = []
-    rows = sweep.run_sweep(str(cfg), "g", str(out), ["loss.lam=0.01,0.2"], [0], executor=ex, log=logs.append)
+    res = reproduce.reproduce(str(preset), str(out), executor="slurm", report=False, progress=False,
+                              log=logs.append)
+    assert res["trained"] == 2 and not res["failed"], (res, logs)
+    with open(out / "g" / "summary.json") as f:
+        rows = json.load(f)
     assert [r["run"] for r in rows] == ["lam=0.01_s0", "lam=0.2_s0"]
     assert all(r["steps_done"] == 10 for r in rows)
-    job_ids = set()
     for r in rows:
-        res = json.load(open(out / "g" / (r["run"] + ".json")))
-        # trained inside a SLURM job (the submitting process is not one), one thread as requested
-        assert res["slurm_job_id"] is not None and res["threads"] == 1
-        assert res["config"]["loss"]["lam"] == float(r["lam"])
-        job_ids.add(res["slurm_job_id"])
-    assert len(job_ids) == 2                               # two array tasks, two jobs
-    assert os.environ.get("SLURM_JOB_ID") is None or os.environ["SLURM_JOB_ID"] not in job_ids
-    assert json.load(open(out / "g" / "summary.json")) == rows
-    assert any(f.endswith("_log.out") for f in os.listdir(tmp_path / "slurm"))   # submitit's job logs
-    # resuming submits nothing: the executor is never called with a task
-    seen: list[int] = []
-
-    def never(tasks):
-        seen.append(len(tasks))
-        return iter(())
-
-    again = sweep.run_sweep(str(cfg), "g", str(out), ["loss.lam=0.01,0.2"], [0], executor=never, log=logs.append)
-    assert seen == [0] and again == rows
+        with open(out / "g" / (r["run"] + ".json")) as f:
+            run = json.load(f)
+        assert run["threads"] == 1 and run["config"]["loss"]["lam"] == float(r["lam"])
+    # trained inside two SLURM array tasks (the submitting process is not a SLURM job)
+    assert len(job_ids) == 2 and all(j is not None for j in job_ids) and len(set(job_ids)) == 2
+    assert os.environ.get("SLURM_JOB_ID") not in job_ids
+    logs_dir = out / ".slurm"
+    assert sum(f.endswith("_log.err") for f in os.listdir(logs_dir)) == 2      # submitit's job logs
+    # resuming submits nothing
+    again = reproduce.reproduce(str(preset), str(out), executor="slurm", report=False, progress=False,
+                                log=logs.append)
+    assert again["trained"] == 0 and again["done_before"] == 2
+    assert len(job_ids) == 2

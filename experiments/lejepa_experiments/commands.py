@@ -89,7 +89,7 @@ def run_training(config: str, run: str, seed: int, out: str, *, preset: str | No
         "metrics": res.metrics, "bound_check": check, "curves": res.curves, "versions": versions(), "device": res.device,
         "threads": res.info["threads"], "seconds": res.seconds, "steps_per_second": res.steps_per_second,
         "steps_done": res.info["steps_done"], "stopped_early": res.info["stopped_early"],
-        "time_limit_s": time_limit_s, "slurm_job_id": os.environ.get("SLURM_JOB_ID"),
+        "time_limit_s": time_limit_s,
     }
     ckpt = {"config": cfg, "seed": seed, "encoder": res.encoder.state_dict(), "mixing": res.mixing.state_dict(),
             "metrics": res.metrics, "format": "lejepa-checkpoint-1"}

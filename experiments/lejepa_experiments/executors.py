@@ -1,7 +1,7 @@
 """Where sweep runs execute: in this process, a local process pool, or a SLURM cluster (submitit).
 
 An executor is a callable ``executor(tasks) -> iterator of (task, result_or_exception)`` yielding
-each :class:`.sweep.Task` as it finishes (see :data:`.sweep.Executor`). Every task writes its own
+each :class:`Task` as it finishes (:data:`Executor`). Every task writes its own
 result files atomically (``lejepa train``'s format) before it is reported, so an interrupted
 executor loses no finished run, and a resumed sweep skips them.
 
@@ -15,12 +15,50 @@ executor loses no finished run, and a resumed sweep skips them.
 
 from __future__ import annotations
 
+import inspect
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from .sweep import Task, execute
+
+@dataclass(frozen=True)
+class Task:
+    """One training of a sweep, everything a worker process (local pool or SLURM job) needs:
+    picklable, and independent of the parent process's state."""
+
+    config: str
+    run: str
+    seed: int
+    out_dir: str
+    preset: str | None = None
+    overrides: tuple[str, ...] = ()
+    time_limit_s: float | None = None
+    threads: int | None = None
+    """torch/numba threads for this run (``runtime.threads``); None keeps the config's value."""
+
+
+def execute(task: Task) -> dict[str, Any]:
+    """Train ``task`` with :func:`.commands.run_training` (``out_dir/run.json`` and ``.pt`` written
+    atomically) and return its result; a leftover of an unfinished or failed earlier attempt is
+    replaced. Top-level so that process pools and submitit can pickle it."""
+    from .commands import run_training
+
+    ov = list(task.overrides) + ([f"runtime.threads={task.threads}"] if task.threads else [])
+    kw: dict[str, Any] = {}
+    if "overwrite" in inspect.signature(run_training).parameters:   # result-file guard, where present
+        kw["overwrite"] = True
+    res = run_training(task.config, task.run, task.seed, task.out_dir, preset=task.preset, overrides=ov,
+                       progress=False, time_limit_s=task.time_limit_s, **kw)
+    res = dict(res)
+    res["slurm_job_id"] = os.environ.get("SLURM_JOB_ID")    # where it ran (returned, not written)
+    return res
+
+
+Executor = Callable[[list[Task]], Iterator[tuple[Task, Any]]]
+"""Runs tasks and yields ``(task, result)`` as each finishes (in any order); a failed task yields
+``(task, exception)``."""
 
 
 

@@ -207,6 +207,94 @@ def load_preset(preset: str) -> Preset:
 
 
 # ----------------------------------------------------------------------------------------------
+# sweeps: lejepa sweep's grid, names, results and summaries, trained through an executor
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class SweepPlan:
+    """A validated sweep (:func:`.sweep.plan`): its runs in grid order and the results already on disk."""
+
+    name: str
+    out_dir: str
+    runs: list[tuple[str, dict[str, str], int, list[str], dict[str, Any]]]
+    done: dict[str, dict[str, Any]]
+    config: str
+    preset: str | None
+
+    def pending(self, threads: int | None = None):
+        """:class:`.executors.Task` for each run not finished yet, in grid order."""
+        from .executors import Task
+
+        return [Task(self.config, run, seed, self.out_dir, self.preset, tuple(ov), None, threads)
+                for run, _, seed, ov, _ in self.runs if run not in self.done]
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Summary rows (``lejepa sweep``'s columns) of the finished runs, in grid order."""
+        from .sweep import _summary_row
+
+        return [_summary_row(point, seed, self.done[run]) for run, point, seed, _, _ in self.runs
+                if run in self.done]
+
+    def record(self, run: str, res: dict[str, Any]) -> None:
+        """Add a finished run and rewrite ``summary.json``/``.csv`` (atomically)."""
+        from .sweep import _write_summary
+
+        self.done[run] = res
+        _write_summary(self.out_dir, self.rows())
+
+
+def _finished(path: str, cfg: dict[str, Any], seed: int) -> dict[str, Any] | None:
+    """The finished result at ``path`` for ``cfg``/``seed``, None when it must be trained (again):
+    a failure record or a run cut short by a time limit. A run with another config or seed raises
+    (as in ``lejepa sweep``). The ``runtime`` section (device, threads, progress) may differ: it
+    says where a run ran, not what was trained, so ``--jobs``/``--threads``/SLURM can change
+    between resumptions. Uses ``lejepa sweep``'s own check (``verify_result``: a complete record
+    whose checkpoint loads) where this version has it."""
+    from . import sweep as S
+
+    raw = S._load_result(path)
+    want = json.loads(json.dumps(cfg))
+    stored = raw.get("config")
+    if isinstance(stored, dict) and isinstance(stored.get("runtime"), dict):
+        want["runtime"] = stored["runtime"]
+    if hasattr(S, "verify_result"):
+        res = S.verify_result(path, want, seed)
+    else:
+        if stored != want or raw.get("seed") != seed:
+            raise ValueError(f"{path!r} holds a run with another config or seed; "
+                             "give the changed preset another --out")
+        res = raw
+    if res.get("status", "ok") != "ok" or res.get("stopped_early"):
+        return None
+    return res
+
+
+def prepare_sweep(s: SweepSpec, out: str, create: bool = True) -> SweepPlan:
+    """Validate every run of ``s`` and collect its finished results under ``out/s.name`` (created
+    unless ``create`` is False); errors name the sweep."""
+    from .sweep import parse_grid, plan
+
+    try:
+        runs = plan(s.config, parse_grid(s.grid), s.seeds, s.preset, list(s.overrides))
+        out_dir = os.path.join(out, s.name)
+        if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+            raise ValueError(f"{out_dir!r} exists and is not a directory")
+        done: dict[str, dict[str, Any]] = {}
+        for run, _, seed, _, cfg in runs:
+            path = os.path.join(out_dir, run + ".json")
+            if os.path.exists(path):
+                res = _finished(path, dict(cfg, name=run), seed)
+                if res is not None:
+                    done[run] = res
+    except ValueError as exc:
+        raise ValueError(f"sweep {s.name}: {exc}") from None
+    if create:
+        os.makedirs(out_dir, exist_ok=True)
+    return SweepPlan(s.name, out_dir, runs, done, s.config, s.preset)
+
+
+# ----------------------------------------------------------------------------------------------
 # planning
 # ----------------------------------------------------------------------------------------------
 
@@ -290,8 +378,6 @@ def reproduce(preset: str, out: str, *, executor: str = "local", jobs: int = 1, 
               progress: bool = True, log: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run (or resume) a reproduce preset into ``out``; see the module docstring. Returns
     ``{"runs", "done_before", "trained", "failed", "skipped", "estimate_s", "planning", "report"}``."""
-    from .sweep import prepare_sweep
-
     if log is None:
         def log(line: str) -> None:
             print(line, flush=True)     # status lines appear as runs finish, also when piped to a file
@@ -319,23 +405,11 @@ def reproduce(preset: str, out: str, *, executor: str = "local", jobs: int = 1, 
                 "checkout" + (f" ({s.note})" if s.note else ""))
             continue
         specs.append(s)
-    from .sweep import parse_grid
-    from .sweep import plan as plan_runs
-
-    for s in specs:
-        try:
-            plan_runs(s.config, parse_grid(s.grid), s.seeds, s.preset, s.overrides)
-        except ValueError as exc:
-            raise ValueError(f"sweep {s.name}: {exc}") from None
+    plans = {s.name: prepare_sweep(s, out, create=False) for s in specs}   # validates everything first
     if not dry_run:
         os.makedirs(out, exist_ok=True)
-    plans = {}
-    for s in specs:
-        try:
-            plans[s.name] = prepare_sweep(s.config, s.name, out, s.grid, s.seeds, preset=s.preset,
-                                          overrides=s.overrides, create=not dry_run)
-        except ValueError as exc:
-            raise ValueError(f"sweep {s.name}: {exc}") from None
+        for sp in plans.values():
+            os.makedirs(sp.out_dir, exist_ok=True)
     cost = {}
     for sp in plans.values():
         for run, _, _, _, cfg in sp.runs:

@@ -29,8 +29,7 @@ import itertools
 import json
 import os
 import sys
-from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from .cli import SUBCOMMANDS
 from .commands import atomic_write, run_training
@@ -164,76 +163,11 @@ def _write_summary(out_dir: str, rows: list[dict[str, Any]]) -> None:
     atomic_write(os.path.join(out_dir, "summary.csv"), lambda f: f.write(buf.getvalue()))
 
 
-@dataclass(frozen=True)
-class Task:
-    """One training of a sweep, everything a worker process (local pool or SLURM job) needs:
-    picklable, and independent of the parent process's state."""
-
-    config: str
-    run: str
-    seed: int
-    out_dir: str
-    preset: str | None = None
-    overrides: tuple[str, ...] = ()
-    time_limit_s: float | None = None
-    threads: int | None = None
-    """torch/numba threads for this run (``runtime.threads``); None keeps the config's value."""
-
-
-def execute(task: Task) -> dict[str, Any]:
-    """Train ``task`` (writes ``out_dir/run.json`` and ``.pt`` atomically) and return its result.
-    Top-level so that process pools and submitit can pickle it."""
-    ov = list(task.overrides) + ([f"runtime.threads={task.threads}"] if task.threads else [])
-    return run_training(task.config, task.run, task.seed, task.out_dir, preset=task.preset, overrides=ov,
-                        progress=False, time_limit_s=task.time_limit_s)
-
-
-Executor = Callable[[list[Task]], Iterator[tuple[Task, "dict[str, Any] | BaseException"]]]
-"""Runs tasks and yields ``(task, result)`` as each finishes (in any order); a failed task yields
-``(task, exception)``. See :mod:`.executors` for the local process pool and SLURM."""
-
-_NOT_COMPARED = ("runtime",)
-"""Config sections a finished run may differ in and still count as done on resuming: device, thread
-count and progress bars say where a run ran, not what was trained."""
-
-
-def _comparable(cfg: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in cfg.items() if k not in _NOT_COMPARED}
-
-
-@dataclass
-class SweepPlan:
-    """A validated sweep: its runs in grid order and the results already on disk."""
-
-    name: str
-    out_dir: str
-    runs: list[tuple[str, dict[str, str], int, list[str], dict[str, Any]]]
-    done: dict[str, dict[str, Any]]
-    config: str
-    preset: str | None
-    time_limit_s: float | None
-
-    def pending(self, threads: int | None = None) -> list[Task]:
-        """Tasks for the runs not finished yet, in grid order."""
-        return [Task(self.config, run, seed, self.out_dir, self.preset, tuple(ov), self.time_limit_s, threads)
-                for run, _, seed, ov, _ in self.runs if run not in self.done]
-
-    def rows(self) -> list[dict[str, Any]]:
-        """Summary rows of the finished runs, in grid order."""
-        return [_summary_row(point, seed, self.done[run]) for run, point, seed, _, _ in self.runs
-                if run in self.done]
-
-    def record(self, run: str, res: dict[str, Any]) -> None:
-        """Add a finished run and rewrite the summary (atomically)."""
-        self.done[run] = res
-        _write_summary(self.out_dir, self.rows())
-
-
-def prepare_sweep(config: str, name: str, out: str, grid_items: list[str], seeds: list[int], *,
-                  preset: str | None = None, overrides: list[str] | None = None,
-                  time_limit_s: float | None = None, create: bool = True) -> SweepPlan:
-    """Validate every run of the sweep, create ``out/name`` (unless ``create`` is False) and load the
-    finished results (checking that each was trained with the same config, ``runtime`` aside, and seed)."""
+def run_sweep(config: str, name: str, out: str, grid_items: list[str], seeds: list[int], *,
+              preset: str | None = None, overrides: list[str] | None = None,
+              time_limit_s: float | None = None, progress: bool | None = False,
+              log=print) -> list[dict[str, Any]]:
+    """Run (or resume) the sweep; return the summary rows in grid order."""
     if not is_safe_name(name):
         raise ValueError(f"--name must be a non-empty file-name-safe name, got {name!r}")
     grid = parse_grid(grid_items)
@@ -241,8 +175,7 @@ def prepare_sweep(config: str, name: str, out: str, grid_items: list[str], seeds
     out_dir = os.path.join(out, name)
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise ValueError(f"{out_dir!r} exists and is not a directory")
-    if create:
-        os.makedirs(out_dir, exist_ok=True)
+    os.makedirs(out_dir, exist_ok=True)
     # check every existing result before training anything
     done: dict[str, dict[str, Any]] = {}
     for run, _, seed, _, cfg in runs:
@@ -250,58 +183,26 @@ def prepare_sweep(config: str, name: str, out: str, grid_items: list[str], seeds
         if os.path.exists(path):
             res = _load_result(path)
             want = json.loads(json.dumps(dict(cfg, name=run)))   # as a JSON round trip stores it
-            if not isinstance(res.get("config"), dict) or _comparable(res["config"]) != _comparable(want) \
-                    or res.get("seed") != seed:
+            if res.get("config") != want or res.get("seed") != seed:
                 raise ValueError(f"{path!r} holds a run with another config or seed; "
                                  "give the changed sweep a new --name")
             # a run cut short by a time limit counts as done only under the same limit
             if res.get("stopped_early") and res.get("time_limit_s") != time_limit_s:
                 continue
             done[run] = res
-    return SweepPlan(name, out_dir, runs, done, config, preset, time_limit_s)
-
-
-def run_sweep(config: str, name: str, out: str, grid_items: list[str], seeds: list[int], *,
-              preset: str | None = None, overrides: list[str] | None = None,
-              time_limit_s: float | None = None, progress: bool | None = False,
-              log=print, executor: Executor | None = None, threads: int | None = None) -> list[dict[str, Any]]:
-    """Run (or resume) the sweep; return the summary rows in grid order.
-
-    Without ``executor`` the runs train one after the other in this process; with one (e.g.
-    :class:`.executors.LocalPool`, :class:`.executors.Slurm`) the pending runs are handed to it
-    and the summary is rewritten as each finishes. A failed run raises after the others finished."""
-    sp = prepare_sweep(config, name, out, grid_items, seeds, preset=preset, overrides=overrides,
-                       time_limit_s=time_limit_s)
-    total = len(sp.runs)
-    if executor is None:
-        for i, (run, point, seed, ov, _) in enumerate(sp.runs):
-            if run in sp.done:
-                log(f"[{i + 1}/{total}] {run}: done before, kept")
-                _write_summary(sp.out_dir, sp.rows())
-                continue
-            ov_t = ov + ([f"runtime.threads={threads}"] if threads else [])
-            res = run_training(config, run, seed, sp.out_dir, preset=preset, overrides=ov_t, progress=progress,
+    rows = []
+    for i, (run, point, seed, ov, _) in enumerate(runs):
+        if run in done:
+            res = done[run]
+            log(f"[{i + 1}/{len(runs)}] {run}: done before, kept")
+        else:
+            res = run_training(config, run, seed, out_dir, preset=preset, overrides=ov, progress=progress,
                                time_limit_s=time_limit_s)
-            sp.record(run, res)
-            log(f"[{i + 1}/{total}] {run}: R2(h->z) = {res['metrics']['r2_h_to_z']:.5f}, "
+            log(f"[{i + 1}/{len(runs)}] {run}: R2(h->z) = {res['metrics']['r2_h_to_z']:.5f}, "
                 f"{res['seconds']:.1f} s")
-        return sp.rows()
-    n_done = len(sp.done)
-    if n_done:
-        log(f"{n_done}/{total} runs done before, kept")
-    _write_summary(sp.out_dir, sp.rows())
-    failed: list[tuple[str, BaseException]] = []
-    for task, res in executor(sp.pending(threads)):
-        n_done += 1
-        if isinstance(res, BaseException):
-            failed.append((task.run, res))
-            log(f"[{n_done}/{total}] {task.run}: FAILED ({type(res).__name__}: {res})")
-            continue
-        sp.record(task.run, res)
-        log(f"[{n_done}/{total}] {task.run}: R2(h->z) = {res['metrics']['r2_h_to_z']:.5f}, {res['seconds']:.1f} s")
-    if failed:
-        raise RuntimeError(f"{len(failed)} run(s) failed, first {failed[0][0]}: {failed[0][1]}")
-    return sp.rows()
+        rows.append(_summary_row(point, seed, res))
+        _write_summary(out_dir, rows)
+    return rows
 
 
 def _sweep_args(p: argparse.ArgumentParser) -> None:
