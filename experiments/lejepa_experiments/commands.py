@@ -140,4 +140,7 @@ SUBCOMMANDS["train"] = ("train one encoder from a config file (needs the train e
 
 from . import planning as _planning  # noqa: E402,F401  (registers ``lejepa plan``)
 from . import sweep as _sweep  # noqa: E402,F401  (registers ``lejepa sweep``; it imports this module)
-from . import reproduce as _reproduce  # noqa: E402,F401  (registers ``lejepa reproduce``)
+from . import reproduce as _reproduce  # noqa: E402
+
+SUBCOMMANDS["reproduce"] = ("run the paper's sweeps (quick or full preset), then the report",
+                            _reproduce._reproduce_args, _reproduce._reproduce_run)

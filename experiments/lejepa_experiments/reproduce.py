@@ -33,7 +33,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cli import SUBCOMMANDS
 from .commands import atomic_write
 from .config import is_safe_name
 
@@ -523,6 +522,3 @@ def _reproduce_run(args: argparse.Namespace) -> int:
         return 1
     return 0
 
-
-SUBCOMMANDS["reproduce"] = ("run the paper's sweeps (quick or full preset), then the report", _reproduce_args,
-                            _reproduce_run)
