@@ -140,7 +140,19 @@ SUBCOMMANDS["train"] = ("train one encoder from a config file (needs the train e
 
 from . import planning as _planning  # noqa: E402,F401  (registers ``lejepa plan``)
 from . import sweep as _sweep  # noqa: E402,F401  (registers ``lejepa sweep``; it imports this module)
-from . import reproduce as _reproduce  # noqa: E402
+
+
+def _reproduce_args(p: argparse.ArgumentParser) -> None:
+    from .reproduce import _reproduce_args as add
+
+    add(p)
+
+
+def _reproduce_run(args: argparse.Namespace) -> int:
+    from .reproduce import _reproduce_run as run
+
+    return run(args)
+
 
 SUBCOMMANDS["reproduce"] = ("run the paper's sweeps (quick or full preset), then the report",
-                            _reproduce._reproduce_args, _reproduce._reproduce_run)
+                            _reproduce_args, _reproduce_run)
