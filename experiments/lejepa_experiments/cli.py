@@ -47,6 +47,8 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
              "lejepa_experiments.planning:_plan_args", "lejepa_experiments.planning:_plan_run"),
     "report": ("figures and tables from sweep results (report.md, PNG/PDF)",
                "lejepa_experiments.report:_report_args", "lejepa_experiments.report:_report_run"),
+    "reproduce": ("run the paper's sweeps (quick or full preset), then the report (needs the train extra)",
+                  "lejepa_experiments.reproduce:_reproduce_args", "lejepa_experiments.reproduce:_reproduce_run"),
 }
 """name -> (help, "module:add_args", "module:run"); see the module docstring."""
 

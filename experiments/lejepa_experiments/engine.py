@@ -313,7 +313,7 @@ class TrainResult:
 
 
 def train(cfg: dict[str, Any], seed: int = 0, *, progress: bool | None = None,
-          on_eval: Callable[[int, dict[str, float]], None] | None = None,
+          on_eval: Callable[[int, dict[str, float]], bool | None] | None = None,
           time_limit_s: float | None = None, checkpoint: Callable[[dict[str, Any]], None] | None = None,
           resume: dict[str, Any] | None = None) -> TrainResult:
     """Train one encoder as configured by the (validated) ``cfg``; see the module docstring.
@@ -321,6 +321,8 @@ def train(cfg: dict[str, Any], seed: int = 0, *, progress: bool | None = None,
     ``time_limit_s`` stops early (after the current step) once exceeded (the clock includes the
     seconds before a resume) and is recorded in ``info['stopped_early']``. ``checkpoint`` and
     ``resume``: see the module docstring. A non-finite loss raises :class:`NonFiniteLoss`.
+    ``on_eval(step, metrics)`` is called after each intermediate evaluation; a true return value
+    stops the training there (also ``stopped_early``).
     """
     rt, tr, lat, pr = cfg["runtime"], cfg["train"], cfg["latent"], cfg["pair"]
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
@@ -410,8 +412,9 @@ def train(cfg: dict[str, Any], seed: int = 0, *, progress: bool | None = None,
             m = evaluate(enc, mix, ev)
             curves["eval_step"].append(step)
             curves["eval"].append({k: m[k] for k in EVAL_CURVE_KEYS})
-            if on_eval is not None:
-                on_eval(step, m)
+            if on_eval is not None and on_eval(step, m):
+                stopped_early = True       # the callback asked to stop (e.g. a target reached)
+                break
         if over_time:
             stopped_early = step < steps
             break
