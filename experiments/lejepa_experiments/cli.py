@@ -39,6 +39,7 @@ def _check_run(args: argparse.Namespace) -> int:
 
 SUBCOMMANDS: dict[str, tuple[str, AddArgs, Run]] = {
     "check": ("run the numerical cross-checks and print a table", _check_args, _check_run),
+    "reacher": ("pixel-based Reacher planning: prerender, train, plan (needs the reacher extra)", lambda p: __import__("lejepa_experiments.reacher", fromlist=["add_args"]).add_args(p), lambda a: __import__("lejepa_experiments.reacher", fromlist=["run"]).run(a)),
 }
 
 

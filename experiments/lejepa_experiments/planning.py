@@ -50,11 +50,14 @@ def _check(episodes: int, horizon: int, candidates: int, step: float, seed: int)
 
 @torch.no_grad()
 def plan(reps: dict[str, Rep], dim: int, *, episodes: int = 500, horizon: int = 10, candidates: int = 64,
-         step: float = 0.3, seed: int = 0, device: torch.device | str = "cpu") -> dict[str, dict[str, float]]:
+         step: float = 0.3, seed: int = 0, device: torch.device | str = "cpu",
+         per_episode: bool = False) -> dict[str, dict[str, Any]]:
     """Run the planner of the module docstring for every representation in ``reps`` (each maps a
     float64 ``(B, dim)`` batch of states to ``(B, d)`` representations; one must be ``"oracle"``).
     Returns, per representation: ``final_distance`` (mean), ``final_distance_se``, ``ratio_to_oracle``,
-    ``first_action_agreement``, ``cost_error`` (mean absolute error of the predicted squared distance)."""
+    ``first_action_agreement``, ``cost_error`` (mean absolute error of the predicted squared distance);
+    with ``per_episode=True`` also ``final_distances``, the list of per-episode true final distances
+    (episode i has the same start, goal and candidates for every representation: paired data)."""
     _check(episodes, horizon, candidates, step, seed)
     if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
         raise ValueError(f"dim must be an integer >= 1, got {dim!r}")
@@ -89,6 +92,8 @@ def plan(reps: dict[str, Rep], dim: int, *, episodes: int = 500, horizon: int = 
         results[name] = {"final_distance": float(d.mean()),
                          "final_distance_se": float(d.std() / math.sqrt(episodes)),
                          "first": first, "cost_error": float((pred_sq - true_sq).abs().mean())}
+        if per_episode:
+            results[name]["final_distances"] = d.cpu().tolist()
     ref_first, ref_dist = results["oracle"]["first"], results["oracle"]["final_distance"]
     for res in results.values():
         res["first_action_agreement"] = float((res.pop("first") == ref_first).double().mean())
