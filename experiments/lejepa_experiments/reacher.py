@@ -24,7 +24,9 @@ Prerendering writes ``DIR/data/<dataset>_<i>.npz`` chunks (``x``: ``(C, 2, H, W,
 (seed, counts, settings, versions); a rerun skips finished chunks, so an interrupted prerender resumes
 and produces the same data.
 
-Training: one :class:`~lejepa_experiments.models.ConvEncoder` per dataset (``ou``, ``traj``) with the
+Training: one :class:`~lejepa_experiments.models.ConvEncoder` per dataset (``ou``, ``traj``; the
+presets flatten the last feature map instead of average-pooling it: with global average pooling a
+translation-equivariant CNN hardly tells an arm at angle theta from one at theta + pi) with the
 engine's objective (:func:`~lejepa_experiments.engine.objective`, ``lam SIGReg + (1 - lam) align``),
 AdamW and its constant-then-cosine schedule; ``DIR/<dataset>.pt``.
 
@@ -72,10 +74,11 @@ _BASE: dict[str, Any] = {
              "target": [0.12, -0.12],
              "traj": {"frame_skip": 2, "waypoint_every": 25, "shoulder_range": 2.5, "wrist_range": 1.0,
                       "kp": [2.0, 2.0], "kd": [0.4, 0.4], "action_noise": [0.3, 0.05]}},
-    "encoder": {"channels": [32, 64, 128, 256], "head": 256},
-    "train": {"steps": 20000, "batch": 256, "lr": 3e-3, "weight_decay": 0.01, "lam": 0.05, "slices": 256,
-              "constant_frac": 0.5, "device": "auto", "threads": 1},
-    "plan": {"episodes": 200, "horizon": 10, "candidates": 32, "step": 0.3, "pixels": True,
+    "encoder": {"channels": [32, 64, 128, 256], "head": 256, "pool": "flatten"},
+    "train": {"steps": 20000, "batch": 256, "lr": 1e-3, "weight_decay": 0.01, "lam": 0.1, "slices": 256,
+              "constant_frac": 0.2, "device": "auto", "threads": 1},
+    "plan": {"episodes": 200, "horizon": 8, "candidates": 16, "step": 0.15, "pixels": True,
+             "shear": [[1.0, 0.75], [0.0, 0.75]],
              "bootstrap": 2000, "level": 0.95, "alpha": 0.05, "margin": 0.1, "grid": 7},
 }
 
@@ -94,15 +97,17 @@ PRESETS: dict[str, dict[str, Any]] = {
                             "train": {"steps": 4, "batch": 16, "slices": 32},
                             "plan": {"episodes": 6, "horizon": 2, "candidates": 4, "bootstrap": 200,
                                      "grid": 3}}),
-    # CPU, a few minutes: ~13k rendered frames, two small CNNs, 40 planning episodes
-    "quick": _merge(_BASE, {"data": {"ou_pairs": 2500, "traj_pairs": 2500, "eval_pairs": 600},
+    # CPU, a few minutes: 32 px frames (~34k rendered, about a minute), two small CNNs, 100 planning
+    # episodes; lam is larger than in full because the SIGReg statistic scales with the batch (64 vs 256)
+    "quick": _merge(_BASE, {"data": {"size": 32, "ou_pairs": 8000, "traj_pairs": 8000, "eval_pairs": 1000,
+                                     "chunk": 1000},
                             "encoder": {"channels": [16, 32, 64, 64], "head": 64},
-                            "train": {"steps": 600, "batch": 64, "slices": 128},
-                            "plan": {"episodes": 40, "horizon": 6, "candidates": 16}}),
-    # GPU (EGL): the paper's CNN and schedule
+                            "train": {"steps": 2000, "batch": 64, "slices": 128, "lam": 0.3},
+                            "plan": {"episodes": 100}}),
+    # GPU (EGL): 64 px, the paper's CNN channels, 20k steps of batch 256 (not run here: no GPU was lent)
     "full": _merge(_BASE, {"data": {"ou_pairs": 50000, "traj_pairs": 50000, "eval_pairs": 5000, "chunk": 2000},
                            "train": {"steps": 20000, "batch": 256, "threads": 4},
-                           "plan": {"episodes": 200, "horizon": 10, "candidates": 32}}),
+                           "plan": {"episodes": 400, "candidates": 32}}),
 }
 
 
@@ -280,7 +285,7 @@ def prerender(out: str, cfg: dict[str, Any], seed: int, progress: bool = True) -
             for k, i, n in todo:
                 z = _chunk_latents(k, n, _seed_for(seed, k, i), dcfg, scene)
                 x = scene.render(z.reshape(-1, 2)).reshape(n, 2, dcfg["size"], dcfg["size"], 3)
-                atomic_write(_chunk_path(out, k, i), lambda f: np.savez_compressed(f, x=x, z=z), binary=True)
+                atomic_write(_chunk_path(out, k, i), lambda f, x=x, z=z: np.savez_compressed(f, x=x, z=z), binary=True)
                 bar.update(2 * n)
         finally:
             bar.close()
@@ -339,7 +344,7 @@ def train_encoder(x: Any, cfg: dict[str, Any], seed: int, device: Any, progress:
 
     tr, ec = cfg["train"], cfg["encoder"]
     torch.manual_seed(seed)
-    enc = ConvEncoder(2, ec["channels"], ec["head"]).to(device)
+    enc = ConvEncoder(2, ec["channels"], ec["head"], pool=ec["pool"], in_size=cfg["data"]["size"]).to(device)
     opt = make_optimizer(enc, {"lr": tr["lr"], "beta1": 0.9, "beta2": 0.999, "weight_decay": tr["weight_decay"]})
     loss_cfg = {"kind": "sigreg", "lam": tr["lam"], "slices": tr["slices"], "knots": 17, "t_max": 3.0}
     data = torch.from_numpy(x).to(device)
@@ -388,7 +393,7 @@ def _load_encoder(path: str, device: Any) -> tuple[Any, dict[str, Any]]:
     if not isinstance(ck, dict) or ck.get("format") != "lejepa-reacher-encoder-1":
         raise ValueError(f"{path!r} is not a lejepa reacher encoder")
     ec = ck["encoder_cfg"]
-    enc = ConvEncoder(2, ec["channels"], ec["head"]).to(device)
+    enc = ConvEncoder(2, ec["channels"], ec["head"], pool=ec["pool"], in_size=ck["data_cfg"]["size"]).to(device)
     enc.load_state_dict(ck["state"])
     enc.eval()
     return enc, ck
@@ -415,7 +420,7 @@ def train_all(out: str, cfg: dict[str, Any], seed: int, progress: bool = True) -
         x, _ = load_dataset(out, k)
         enc, inf = train_encoder(x, cfg, seed + ENCODED.index(k), device, progress)
         ck = {"format": "lejepa-reacher-encoder-1", **key, "state": enc.state_dict(), "info": inf}
-        atomic_write(path, lambda f: torch.save(ck, f), binary=True)
+        atomic_write(path, lambda f, ck=ck: torch.save(ck, f), binary=True)
         info[k] = inf
     return info
 
@@ -491,6 +496,8 @@ def run_plan(out: str, cfg: dict[str, Any], seed: int, progress: bool = True) ->
     device = _device(cfg["train"]["device"])
     pc, dcfg = cfg["plan"], cfg["data"]
     encs = {k: _load_encoder(os.path.join(out, f"{k}.pt"), device)[0] for k in ENCODED}
+    if pc["shear"] is not None:
+        encs["ou_shear"] = _sheared(encs["ou"], pc["shear"])
     xe, ze = load_dataset(out, "eval")
     metrics = {k: encoder_metrics(e, xe, ze, dcfg["rho"]) for k, e in encs.items()}
     atomic_write(os.path.join(out, "metrics.json"), lambda f: json.dump(metrics, f, indent=2))
@@ -500,7 +507,7 @@ def run_plan(out: str, cfg: dict[str, Any], seed: int, progress: bool = True) ->
         render = _CachedRender(scene)
         reps: dict[str, Any] = {"oracle": lambda z: z}
         for k, e in encs.items():
-            reps[k] = (lambda e: lambda z: embed(e, render(z)))(e)
+            reps[k] = lambda z, e=e: embed(e, render(z))
         if pc["pixels"]:
             reps["pixels"] = lambda z: torch.from_numpy(render(z).reshape(len(z), -1)).double() / 255.0
         t0 = time.time()
@@ -517,7 +524,7 @@ def run_plan(out: str, cfg: dict[str, Any], seed: int, progress: bool = True) ->
         d = np.asarray(r["final_distances"])
         if name == "oracle":
             continue
-        R, lo, hi = ratio_ci(d, d_or, level=pc["level"], n_boot=pc["bootstrap"], seed=seed)
+        _, lo, hi = ratio_ci(d, d_or, level=pc["level"], n_boot=pc["bootstrap"], seed=seed)
         _, lo2, hi2 = ratio_ci(d, d_or, level=1 - 2 * pc["alpha"], n_boot=pc["bootstrap"], seed=seed)
         diff = d - d_or
         p = float(stats.wilcoxon(diff).pvalue) if np.any(diff != 0) else 1.0
@@ -536,6 +543,28 @@ def run_plan(out: str, cfg: dict[str, Any], seed: int, progress: bool = True) ->
     return payload
 
 
+def _sheared(enc: Any, m: Any) -> Any:
+    """``x -> enc(x) M`` for a fixed invertible 2 x 2 ``M``: the OU encoder followed by a linear,
+    non-orthogonal map. Its R^2 and its whitened (authors') error equal the encoder's exactly; its
+    ``||A^T A - I||_F`` and its plans do not."""
+    import torch
+
+    mt = torch.as_tensor(m, dtype=torch.float32)
+    if mt.shape != (2, 2) or not bool(torch.isfinite(mt).all()) or abs(float(torch.linalg.det(mt))) < 1e-6:
+        raise ValueError(f"plan.shear must be an invertible finite 2 x 2 matrix, got {m!r}")
+
+    class Sheared(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.enc = enc
+            self.register_buffer("m", mt.to(next(enc.parameters()).device))
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.enc(x) @ self.m
+
+    return Sheared().eval()
+
+
 def _grid_embeddings(encs: dict[str, Any], render: Any, lines: int) -> dict[str, Any]:
     """Embeddings of a grid of joint-space lines ``z_j = const`` over [-2, 2] (``lines`` per axis),
     (the figure removes each encoder's offset and rotation, keeping its scale and shear: an
@@ -552,6 +581,10 @@ def _grid_embeddings(encs: dict[str, Any], render: Any, lines: int) -> dict[str,
         h = embed(e, render(torch.from_numpy(z))).numpy()
         out[k] = h
     return out
+
+
+_LABELS = {"ou": "encoder (OU pairs)", "traj": "encoder (trajectory pairs)", "pixels": "raw pixels",
+           "ou_shear": "encoder (OU pairs) x shear M"}
 
 
 def plan_table(payload: dict[str, Any]) -> str:
@@ -574,12 +607,13 @@ def plan_table(payload: dict[str, Any]) -> str:
             lo, hi = r["ratio_ci"]
             cost = (f"{r['ratio_to_oracle']:.3f} [{lo:.3f}, {hi:.3f}] | {'yes' if r['ci_contains_1'] else 'no'} | "
                     f"{'yes' if r['equivalent'] else 'no'} | {r['first_action_agreement']:.2f}")
-        label = {"ou": "encoder (OU pairs)", "traj": "encoder (trajectory pairs)", "pixels": "raw pixels"}.get(name, name)
+        label = _LABELS.get(name, name)
         lines.append(f"| {label} | {mcols} | {r['final_distance']:.3f} ± {r['final_distance_se']:.3f} | {cost} |")
     vr = payload["verdict_rules"]
     lines += ["", f"CI: {vr['ci']}. Equivalent: {vr['equivalent']}. ‖AᵀA−I‖_F and ‖A−Q‖_F: slope A of "
               "h ~ Az + b on held-out OU frames (z ~ N(0, I)); the whitened Procrustes error is invariant "
-              "to every invertible linear map.", ""]
+              "to every invertible linear map. Shear M = "
+              f"{payload['preset_settings']['plan']['shear']} (h -> hM).", ""]
     return "\n".join(lines)
 
 
@@ -616,9 +650,11 @@ def _figure(path: str, xe: Any, grid: dict[str, Any], payload: dict[str, Any]) -
     res = [(n, r) for n, r in payload["results"].items() if n != "oracle"]
     ys = [r["ratio_to_oracle"] for _, r in res]
     err = np.array([[r["ratio_to_oracle"] - r["ratio_ci"][0], r["ratio_ci"][1] - r["ratio_to_oracle"]] for _, r in res]).T
-    ax[3].bar(range(len(res)), ys, yerr=err, color=["C2", "C3", "C7"][:len(res)], capsize=4)
+    colors = {"ou": "C2", "traj": "C3", "pixels": "C7", "ou_shear": "C1"}
+    ax[3].bar(range(len(res)), ys, yerr=err, color=[colors.get(n, "C0") for n, _ in res], capsize=4)
     ax[3].axhline(1.0, color="k", lw=0.8)
-    ax[3].set_xticks(range(len(res)), [{"ou": "OU", "traj": "trajectory", "pixels": "pixels"}.get(n, n) for n, _ in res])
+    ax[3].set_xticks(range(len(res)), [{"ou": "OU", "traj": "traj.", "pixels": "pixels", "ou_shear": "OU·M"}.get(n, n)
+                                       for n, _ in res])
     ax[3].set_ylabel("final distance / oracle")
     ax[3].set_title(f"planning cost ({payload['preset_settings']['plan']['episodes']} episodes)", fontsize=9)
     fig.tight_layout()
