@@ -241,3 +241,19 @@ def test_smoke_preset_end_to_end(tmp_path, capsys):
     # rerun: data and encoders are reused (same settings), results identical
     assert cli.main(["reacher", "all", "--preset", "smoke", "--out", str(out), "--no-progress"]) == 0
     assert json.loads((out / "plan.json").read_text())["results"] == res
+
+
+@needs_render
+def test_cached_render_equals_direct_render_across_cache_clears():
+    scene = reacher.ReacherScene(16)
+    try:
+        render = reacher._CachedRender(scene, max_items=5)
+        z = torch.tensor([[0.1, 0.2], [0.3, -0.4], [0.1, 0.2], [1.0, 1.0]], dtype=torch.float64)
+        first = render(z)
+        assert render.renders == 4 and np.array_equal(render(z), first)
+        assert render.renders == 4                                    # the second call is served from the cache
+        z2 = torch.tensor([[0.1, 0.2], [2.0, 0.0], [-1.0, 0.5], [0.7, 0.7]], dtype=torch.float64)
+        second = render(z2)                                           # overflows the cache: it is cleared
+        assert np.array_equal(first, scene.render(z.numpy())) and np.array_equal(second, scene.render(z2.numpy()))
+    finally:
+        scene.close()

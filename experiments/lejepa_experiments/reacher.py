@@ -471,15 +471,22 @@ class _CachedRender:
 
         zs = np.ascontiguousarray(z.detach().cpu().double().numpy())
         keys = [r.tobytes() for r in zs]
-        miss = [i for i, k in enumerate(keys) if k not in self.cache]
+        out = np.empty((len(keys), self.scene.size, self.scene.size, 3), dtype=np.uint8)
+        miss = []
+        for i, k in enumerate(keys):
+            f = self.cache.get(k)
+            if f is None:
+                miss.append(i)
+            else:
+                out[i] = f
         if miss:
+            out[miss] = self.scene.render(zs[miss])
+            self.renders += len(miss)
             if len(self.cache) + len(miss) > self.max_items:
                 self.cache.clear()
-            frames = self.scene.render(zs[miss])
-            self.renders += len(miss)
-            for i, f in zip(miss, frames):
-                self.cache[keys[i]] = f
-        return np.stack([self.cache[k] for k in keys])
+            for i in miss:
+                self.cache[keys[i]] = out[i]
+        return out
 
 
 def run_plan(out: str, cfg: dict[str, Any], seed: int, progress: bool = True) -> dict[str, Any]:
