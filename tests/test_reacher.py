@@ -17,10 +17,16 @@ from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
 
-from lejepa_experiments import cli  # noqa: E402
-from lejepa_experiments import reacher  # noqa: E402
+from lejepa_experiments import (
+    cli,  # noqa: E402
+    reacher,  # noqa: E402
+)
 from lejepa_experiments.metrics import (  # noqa: E402
-    identifiability_metrics, linear_map, procrustes_matrix_error, whitened_procrustes_error)
+    identifiability_metrics,
+    linear_map,
+    procrustes_matrix_error,
+    whitened_procrustes_error,
+)
 from lejepa_experiments.models import ConvEncoder  # noqa: E402
 
 _OK, _WHY = reacher.reacher_available("cpu")

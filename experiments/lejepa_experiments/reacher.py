@@ -431,7 +431,12 @@ def encoder_metrics(enc: Any, x: Any, z: Any, rho: float) -> dict[str, Any]:
     """Metrics of the module docstring on eval pairs ``x`` (``(M, 2, H, W, 3)``), latents ``z`` (``(M, 2, 2)``)."""
     import torch
 
-    from .metrics import identifiability_metrics, linear_map, procrustes_matrix_error, whitened_procrustes_error
+    from .metrics import (
+        identifiability_metrics,
+        linear_map,
+        procrustes_matrix_error,
+        whitened_procrustes_error,
+    )
 
     zt = torch.as_tensor(z, dtype=torch.float64)
     h, h2 = embed(enc, x[:, 0]), embed(enc, x[:, 1])
