@@ -49,6 +49,8 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
                "lejepa_experiments.report:_report_args", "lejepa_experiments.report:_report_run"),
     "reproduce": ("run the paper's sweeps (quick or full preset), then the report (needs the train extra)",
                   "lejepa_experiments.reproduce:_reproduce_args", "lejepa_experiments.reproduce:_reproduce_run"),
+    "reacher": ("pixel-based Reacher planning: prerender, train, plan (needs the reacher extra)",
+                "lejepa_experiments.reacher:add_args", "lejepa_experiments.reacher:run"),
 }
 """name -> (help, "module:add_args", "module:run"); see the module docstring."""
 

@@ -138,3 +138,50 @@ def bound_check(z: torch.Tensor, h: torch.Tensor, h2: torch.Tensor, rho: float, 
             "m": int(z.shape[0]), "rho": rho, "verdict": est.verdict, "paper_verdict": est.paper_verdict,
             **{k: {"value": float(getattr(est, k).value), "lo": float(getattr(est, k).lo),
                    "hi": float(getattr(est, k).hi)} for k in pick}}
+
+
+def linear_map(z: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+    """Slope ``A`` (shape ``(d, n)``) of the OLS fit with intercept ``h ~ A z + b`` (float64)."""
+    coef, _, _ = _ols(z.double(), h.double())
+    return coef.T
+
+
+def procrustes_matrix_error(a: torch.Tensor) -> float:
+    """``||A - Q||_F`` with ``Q`` the orthogonal polar factor of a square ``A`` (its nearest orthogonal
+    matrix). Zero iff A is orthogonal; like ``||A^T A - I||_F`` it sees every scaling and shear."""
+    a = a.double()
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise ValueError(f"A must be a square matrix, got shape {tuple(a.shape)}")
+    return float(torch.linalg.matrix_norm(a - polar_factor(a)))
+
+
+def _whiten(x: torch.Tensor, name: str) -> torch.Tensor:
+    """``(x - mean) C^{-1/2}`` with ``C`` the 1/m covariance and ``C^{-1/2}`` its symmetric inverse
+    square root (eigendecomposition); ValueError if C is singular (x cannot be whitened)."""
+    xc = x - x.mean(0, keepdim=True)
+    c = xc.T @ xc / x.shape[0]
+    evals, evecs = torch.linalg.eigh(c)
+    if not bool(evals.min() > 1e-12 * max(1.0, float(evals.max()))):
+        raise ValueError(f"Cov({name}) is singular: {name} cannot be whitened")
+    return xc @ (evecs * evals.rsqrt()) @ evecs.T
+
+
+def whitened_procrustes_error(z: torch.Tensor, h: torch.Tensor) -> float:
+    """The Reacher "orthogonality" of the paper's code, rebuilt from its description: whiten both
+    sides, ``zw = (z - mean z) Cz^{-1/2}``, ``hw = (h - mean h) Ch^{-1/2}``, fit the best orthogonal
+    ``Q`` (polar factor of ``zw^T hw``) and report the relative residual
+    ``||hw - zw Q||_F^2 / ||hw||_F^2``.
+
+    Flaw (why this module also reports ``||A^T A - I||_F``): for every invertible ``M`` and vector
+    ``b``, ``h -> h M + b`` only turns ``hw`` into ``hw W`` with ``W = C^{1/2} M (M^T C M)^{-1/2}``
+    orthogonal, so the value does not change; the same holds for ``z -> z M + b``. A linear encoder
+    has value 0 however sheared or scaled it is: the metric measures non-linearity, not orthogonality.
+    """
+    if z.ndim != 2 or h.ndim != 2 or z.shape[0] != h.shape[0] or z.shape[1] != h.shape[1]:
+        raise ValueError(f"z and h must share one (m, n) shape, got {tuple(z.shape)} and {tuple(h.shape)}")
+    z, h = z.double(), h.double()
+    if not (bool(torch.isfinite(z).all()) and bool(torch.isfinite(h).all())):
+        raise ValueError("z and h must be finite")
+    zw, hw = _whiten(z, "z"), _whiten(h, "h")
+    q = polar_factor(zw.T @ hw)
+    return float((hw - zw @ q).square().sum() / hw.square().sum())

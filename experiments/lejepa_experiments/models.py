@@ -69,3 +69,47 @@ def build_encoder(kind: str, dim: int, *, width: int = 256, depth: int = 4, acti
     if mixing_kind != "coupling":
         raise ValueError(f"encoder.kind = 'matched' needs mixing.kind = 'coupling', got {mixing_kind!r}")
     return MatchedCoupling(dim, mixing_layers)
+
+
+class ConvEncoder(torch.nn.Module):
+    """CNN for ``(B, H, W, 3)`` uint8 frames (the paper's Reacher encoder with the default channels):
+    ``len(channels)`` blocks ``Conv2d(kernel 4, stride 2, padding 1) + BatchNorm2d + GELU`` (each halves
+    the side), pooling, then the head ``Linear(features, head) + GELU + Linear(head, out_dim)``.
+    ``pool = "avg"``: global average pooling (``features = channels[-1]``; translation-invariant, so
+    where in the frame a pattern sits is only seen through the padding); ``pool = "flatten"``: the
+    final ``channels[-1] x s x s`` map flattened (``s = in_size / 2^len(channels)``; keeps position).
+    Input pixels are scaled to [0, 1]; float input is taken as already scaled."""
+
+    def __init__(self, out_dim: int = 2, channels: tuple[int, ...] | list[int] = (32, 64, 128, 256),
+                 head: int = 256, in_channels: int = 3, pool: str = "avg", in_size: int = 64):
+        super().__init__()
+        out_dim = check_int(out_dim, "encoder.out_dim", 1)
+        head = check_int(head, "encoder.head", 1)
+        if not isinstance(channels, (list, tuple)) or not channels:
+            raise ValueError(f"encoder.channels must be a non-empty list of integers, got {channels!r}")
+        blocks: list[torch.nn.Module] = []
+        c_in = check_int(in_channels, "encoder.in_channels", 1)
+        for c in channels:
+            c = check_int(c, "encoder.channels[i]", 1)
+            blocks += [torch.nn.Conv2d(c_in, c, 4, stride=2, padding=1), torch.nn.BatchNorm2d(c), torch.nn.GELU()]
+            c_in = c
+        check_choice(pool, ("avg", "flatten"), "encoder.pool")
+        side = check_int(in_size, "encoder.in_size", 1)
+        for _ in channels:
+            side = (side + 2 - 4) // 2 + 1
+        if side < 1:
+            raise ValueError(f"encoder.in_size = {in_size} is too small for {len(channels)} stride-2 convolutions")
+        pooling = [torch.nn.AdaptiveAvgPool2d(1)] if pool == "avg" else []
+        n_feat = c_in if pool == "avg" else c_in * side * side
+        self.in_size = int(in_size)
+        self.features = torch.nn.Sequential(*blocks, *pooling, torch.nn.Flatten())
+        self.head = torch.nn.Sequential(torch.nn.Linear(n_feat, head), torch.nn.GELU(), torch.nn.Linear(head, out_dim))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.ndim != 4 or x.shape[-1] != self.features[0].in_channels:
+            raise ValueError(f"frames must have shape (B, H, W, {self.features[0].in_channels}), got {tuple(x.shape)}")
+        if x.shape[1] != self.in_size or x.shape[2] != self.in_size:
+            raise ValueError(f"frames must be {self.in_size} x {self.in_size} (encoder.in_size), got {tuple(x.shape[1:3])}")
+        x = x.permute(0, 3, 1, 2)
+        x = x.float() / 255.0 if x.dtype == torch.uint8 else x.float()
+        return self.head(self.features(x))

@@ -48,20 +48,23 @@ def _check(episodes: int, horizon: int, candidates: int, step: float, seed: int)
 
 
 def plan(reps: dict[str, Rep], dim: int, *, episodes: int = 500, horizon: int = 10, candidates: int = 64,
-         step: float = 0.3, seed: int = 0, device: torch.device | str = "cpu") -> dict[str, dict[str, float]]:
+         step: float = 0.3, seed: int = 0, device: torch.device | str = "cpu",
+         per_episode: bool = False) -> dict[str, dict[str, Any]]:
     """Run the planner of the module docstring for every representation in ``reps`` (each maps a
     float64 ``(B, dim)`` batch of states to ``(B, d)`` representations; one must be ``"oracle"``).
     Returns, per representation: ``final_distance`` (mean), ``final_distance_se``, ``ratio_to_oracle``,
-    ``first_action_agreement``, ``cost_error`` (mean absolute error of the predicted squared distance)."""
+    ``first_action_agreement``, ``cost_error`` (mean absolute error of the predicted squared distance);
+    with ``per_episode=True`` also ``final_distances``, the list of per-episode true final distances
+    (episode i has the same start, goal and candidates for every representation: paired data)."""
     import torch
 
     with torch.no_grad():
         return _plan(reps, dim, episodes=episodes, horizon=horizon, candidates=candidates, step=step,
-                     seed=seed, device=device)
+                     seed=seed, device=device, per_episode=per_episode)
 
 
 def _plan(reps: dict[str, Rep], dim: int, *, episodes: int, horizon: int, candidates: int, step: float,
-          seed: int, device: torch.device | str) -> dict[str, dict[str, float]]:
+          seed: int, device: torch.device | str, per_episode: bool) -> dict[str, dict[str, Any]]:
     import torch
 
     _check(episodes, horizon, candidates, step, seed)
@@ -98,6 +101,8 @@ def _plan(reps: dict[str, Rep], dim: int, *, episodes: int, horizon: int, candid
         results[name] = {"final_distance": float(d.mean()),
                          "final_distance_se": float(d.std() / math.sqrt(episodes)),
                          "first": first, "cost_error": float((pred_sq - true_sq).abs().mean())}
+        if per_episode:
+            results[name]["final_distances"] = d.cpu().tolist()
     ref_first, ref_dist = results["oracle"]["first"], results["oracle"]["final_distance"]
     for res in results.values():
         res["first_action_agreement"] = float((res.pop("first") == ref_first).double().mean())
