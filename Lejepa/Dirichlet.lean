@@ -121,17 +121,28 @@ theorem ofReal_real_apply (x : ℝ) : (RCLike.ofReal x : ℝ) = x :=
 theorem prod_eigenvalues (J : Matrix (Fin n) (Fin n) ℝ) :
     ∏ i, (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i = |J.det| ^ 2 := by
   have h := (Matrix.isHermitian_mul_conjTranspose_self J).det_eq_prod_eigenvalues
-  -- `h : det (J Jᴴ) = ∏ i, RCLike.ofReal (λ i)`; on `ℝ`, `RCLike.ofReal` is the identity by `rfl`
-  -- (`RCLike.ofReal_real_eq_id` is proved by `rfl`), and `h` carries the instances of the generic
-  -- `RCLike` lemma: compare with ours by `exact` (default transparency), not by `rw`/`simp`.
-  exact h.symm.trans (det_mul_conjTranspose_self J)
+  -- `h : det (J Jᴴ) = ∏ i, RCLike.ofReal (λ i)`, with the instances of the generic `RCLike` lemma.
+  -- The removal of `RCLike.ofReal` (the identity on `ℝ`, `RCLike.ofReal_real_eq_id`) is stated
+  -- here as its own equation with this file's instances; the chain below then only compares
+  -- instance arguments, by `Eq.trans` (default transparency), not by `rw`/`simp`.
+  have hid :
+      ∏ i, (RCLike.ofReal ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i) : ℝ) =
+      ∏ i, (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i :=
+    Finset.prod_congr rfl fun i _ =>
+      ofReal_real_apply ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i)
+  exact (h.trans hid).symm.trans (det_mul_conjTranspose_self J)
 
 /-- The eigenvalues of `J Jᴴ` sum to the squared Frobenius norm of `J`. -/
 theorem sum_eigenvalues (J : Matrix (Fin n) (Fin n) ℝ) :
     ∑ i, (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i = ∑ i, ∑ j, J i j ^ 2 := by
   have h := (Matrix.isHermitian_mul_conjTranspose_self J).trace_eq_sum_eigenvalues
-  -- as in `prod_eigenvalues`: `RCLike.ofReal` on `ℝ` is the identity by `rfl`
-  exact h.symm.trans (trace_eq_frobSq J)
+  -- as in `prod_eigenvalues`: `RCLike.ofReal` is removed in its own equation, then `Eq.trans`
+  have hid :
+      ∑ i, (RCLike.ofReal ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i) : ℝ) =
+      ∑ i, (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i :=
+    Finset.sum_congr rfl fun i _ =>
+      ofReal_real_apply ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i)
+  exact (h.trans hid).symm.trans (trace_eq_frobSq J)
 
 /-- **AM–GM on singular values, `|det J| = 1`.** Paper (appendix): `‖J‖_F² ≥ n` when
 `|det J| = 1`. Proved for every real `n × n` matrix. -/
@@ -174,15 +185,24 @@ theorem frobSq_eq_card_iff (J : Matrix (Fin n) (Fin n) ℝ) (hdet : |J.det| = 1)
     -- spectral theorem at v4.31.0: `A = conjStarAlgAut 𝕜 _ U (diagonal (RCLike.ofReal ∘ λ))`
     have hs := (Matrix.isHermitian_mul_conjTranspose_self J).spectral_theorem
     rw [hd] at hs
-    -- `Unitary.conjStarAlgAut_apply` is `rfl` (`conjStarAlgAut S R u x = u * x * star u`); it is
-    -- chained to `hs` by `Eq.trans` (default transparency), so no hom-class instance is searched
-    -- for, and the remaining steps are stated with this file's own instances.
+    -- `Unitary.conjStarAlgAut_apply` (`conjStarAlgAut S R u x = u * x * star u`, by `rfl`) is
+    -- stated here with `S`, `R`, `u`, `x` given, so its instances are this file's; `hs` (whose
+    -- instances come through `RCLike ℝ`) is then chained to it by `Eq.trans` (default
+    -- transparency). No hom-class instance is searched for; no instance is found by unification.
+    have happ : Unitary.conjStarAlgAut ℝ (Matrix (Fin n) (Fin n) ℝ)
+          (Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary
+          (Matrix.diagonal (fun _ => (1 : ℝ))) =
+        ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary :
+              Matrix (Fin n) (Fin n) ℝ) * Matrix.diagonal (fun _ => (1 : ℝ)) *
+            star ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary :
+              Matrix (Fin n) (Fin n) ℝ) :=
+      Unitary.conjStarAlgAut_apply _ _
     calc J * Jᴴ
         = ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary :
               Matrix (Fin n) (Fin n) ℝ) * Matrix.diagonal (fun _ => (1 : ℝ)) *
             star ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary :
               Matrix (Fin n) (Fin n) ℝ) :=
-          hs.trans (Unitary.conjStarAlgAut_apply _ _)
+          hs.trans happ
       _ = ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary :
               Matrix (Fin n) (Fin n) ℝ) *
             star ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary :
@@ -263,8 +283,12 @@ theorem one_le_integral_rpow_of_integral_log_eq_zero {d : Ω → ℝ} (r : ℝ) 
   have heq : (fun ω => d ω ^ r) = fun ω => Real.exp (Real.log (d ω) * r) :=
     funext fun ω => Real.rpow_def_of_pos (hd ω) r
   have hg : Integrable (fun ω => Real.log (d ω) * r) μ := hlog.mul_const r
+  -- `integral_mul_const` is stated for `[RCLike L]`; its instance of the equation is stated here,
+  -- with this file's instances, so that `hlog0` then matches syntactically
+  have hmul : ∫ ω, Real.log (d ω) * r ∂μ = (∫ ω, Real.log (d ω) ∂μ) * r :=
+    integral_mul_const r (fun ω => Real.log (d ω))
   have hmean : ∫ ω, Real.log (d ω) * r ∂μ = 0 := by
-    rw [integral_mul_const, hlog0, zero_mul]
+    rw [hmul, hlog0, zero_mul]
   have hexp : Integrable (fun ω => Real.exp (Real.log (d ω) * r)) μ := by
     rw [← heq]
     exact hpow
@@ -280,10 +304,16 @@ theorem card_le_integral_of_pointwise {n : ℕ} {d F : Ω → ℝ} (hd : ∀ ω,
   have h1 := one_le_integral_rpow_of_integral_log_eq_zero ((2 : ℝ) / n) hd hlog hlog0 hpow
   have h2 : ∫ ω, (n : ℝ) * d ω ^ ((2 : ℝ) / n) ∂μ ≤ ∫ ω, F ω ∂μ :=
     integral_mono (hpow.const_mul (n : ℝ)) hF hpoint
-  rw [integral_const_mul] at h2
+  -- `integral_const_mul` (stated for `[RCLike L]`) as an equation with this file's instances; the
+  -- chain below then compares only syntactically equal terms (no `rw` into `h2`, no `linarith`)
+  have hcm : ∫ ω, (n : ℝ) * d ω ^ ((2 : ℝ) / n) ∂μ = (n : ℝ) * ∫ ω, d ω ^ ((2 : ℝ) / n) ∂μ :=
+    integral_const_mul (n : ℝ) (fun ω => d ω ^ ((2 : ℝ) / n))
   have hn : (0 : ℝ) ≤ n := Nat.cast_nonneg n
   have h3 : (n : ℝ) * 1 ≤ n * ∫ ω, d ω ^ ((2 : ℝ) / n) ∂μ := mul_le_mul_of_nonneg_left h1 hn
-  linarith
+  calc (n : ℝ) = (n : ℝ) * 1 := (mul_one (n : ℝ)).symm
+    _ ≤ (n : ℝ) * ∫ ω, d ω ^ ((2 : ℝ) / n) ∂μ := h3
+    _ = ∫ ω, (n : ℝ) * d ω ^ ((2 : ℝ) / n) ∂μ := hcm.symm
+    _ ≤ ∫ ω, F ω ∂μ := h2
 
 /-- **Appendix, Dirichlet-energy lower bound.** Paper: for an `N(0, I)`-preserving diffeomorphism,
 `E ‖J_h‖_F² ≥ n`. Proved: for any measurable family of invertible real matrices `J ω` on a

@@ -101,7 +101,8 @@ theorem eq_mul_exp_of_deriv_eq {p : ℝ → ℝ} {a b : ℝ} (hdiff : Differenti
   calc p z = p z * Real.exp (-(a * z ^ 2 / 2 + b * z) + (a * z ^ 2 / 2 + b * z)) := by
         rw [neg_add_cancel, Real.exp_zero, mul_one]
     _ = p z * Real.exp (-(a * z ^ 2 / 2 + b * z)) * Real.exp (a * z ^ 2 / 2 + b * z) := by
-        rw [Real.exp_add]
+        -- both arguments given: the pattern is the left-hand `exp (-q + q)` only
+        rw [Real.exp_add (-(a * z ^ 2 / 2 + b * z)) (a * z ^ 2 / 2 + b * z)]
         ring
     _ = p 0 * Real.exp (a * z ^ 2 / 2 + b * z) := by
         rw [hconst z 0, h0]
@@ -184,13 +185,17 @@ theorem gaussianPDFReal_eq_mul_exp (μ : ℝ) (v : ℝ≥0) {a b : ℝ} (hv : (v
       (z ^ 2 / 2 * a + z * b) * hinv
   -- Unfold `gaussianPDFReal` by `rfl` (default transparency) into a form written here, so that
   -- `key` is rewritten in a term this file elaborated, not in Mathlib's unfolded body.
+  have hg0 : gaussianPDFReal μ v 0 =
+      (Real.sqrt (2 * Real.pi * v))⁻¹ * Real.exp (-((0 : ℝ) - μ) ^ 2 / (2 * (v : ℝ))) := rfl
   calc gaussianPDFReal μ v z
       = (Real.sqrt (2 * Real.pi * v))⁻¹ * Real.exp (-(z - μ) ^ 2 / (2 * (v : ℝ))) := rfl
     _ = (Real.sqrt (2 * Real.pi * v))⁻¹ * (Real.exp (-((0 : ℝ) - μ) ^ 2 / (2 * (v : ℝ))) *
           Real.exp (a * z ^ 2 / 2 + b * z)) := by
         rw [key, Real.exp_add (-((0 : ℝ) - μ) ^ 2 / (2 * (v : ℝ))) (a * z ^ 2 / 2 + b * z)]
-    _ = gaussianPDFReal μ v 0 * Real.exp (a * z ^ 2 / 2 + b * z) :=
-        (mul_assoc _ _ _).symm
+    _ = gaussianPDFReal μ v 0 * Real.exp (a * z ^ 2 / 2 + b * z) := by
+        -- `hg0`'s right side is this file's text, so the rewrite is syntactic; then associativity
+        rw [hg0]
+        exact (mul_assoc _ _ _).symm
 
 /-- A normalized `p 0 · exp (a z²/2 + b z)` is the Gaussian density with mean `μ` and variance
 `v`, where `a v = -1` and `b v = μ`. -/
