@@ -213,6 +213,7 @@ theorem frob_transpose_mul_sub_one (A : Matrix (Fin n) (Fin n) ℝ) :
 
 /-! ## Layer 1: the orthogonal Procrustes bound -/
 
+set_option backward.isDefEq.respectTransparency false in
 /-- The real inner product on `EuclideanSpace ℝ (Fin n)` as a coordinate sum. -/
 theorem real_inner_eq_sum (x y : EuclideanSpace ℝ (Fin n)) :
     inner ℝ x y = ∑ i, x i * y i := by
@@ -227,6 +228,7 @@ theorem real_inner_eq_sum (x y : EuclideanSpace ℝ (Fin n)) :
   rw [h]
   exact Finset.sum_congr rfl fun i _ => mul_comm (y i) (x i)
 
+set_option backward.isDefEq.respectTransparency false in
 /-- Completion of a pairwise orthogonal family: some orthonormal basis `w` satisfies
 `⟨f k, w k⟩ = ‖f k‖` for every `k` (Gram–Schmidt keeps the nonzero `f k / ‖f k‖`). -/
 theorem exists_orthonormalBasis_inner_eq_norm (f : Fin n → EuclideanSpace ℝ (Fin n))
@@ -254,6 +256,7 @@ theorem exists_orthonormalBasis_inner_eq_norm (f : Fin n → EuclideanSpace ℝ 
       _ = ‖f k‖⁻¹ * ‖f k‖ ^ 2 := by rw [real_inner_self_eq_norm_sq]
       _ = ‖f k‖ := key
 
+set_option backward.isDefEq.respectTransparency false in
 /-- Matrix form of the completion: if the columns of `B` are pairwise orthogonal, some `W` with
 `Wᵀ W = 1` has `∑_i B_ik W_ik = ‖column k of B‖` for every `k`. -/
 theorem exists_orthogonal_cols_inner_eq_norm (B : Matrix (Fin n) (Fin n) ℝ)
@@ -337,6 +340,7 @@ theorem frob_sub_le_of_cols (B W : Matrix (Fin n) (Fin n) ℝ) (hWW : Wᵀ * W =
           Finset.single_le_sum (f := fun l => (Bᵀ * B - 1) k l ^ 2)
             (fun _ _ => sq_nonneg _) (Finset.mem_univ k)
 
+set_option backward.isDefEq.respectTransparency false in
 /-- (L1e) **Orthogonal Procrustes bound.** For every real square matrix `A` there is an
 orthogonal `Q` with `‖A - Q‖_F ≤ ‖AᵀA - 1‖_F`. -/
 theorem exists_orthogonal_frob_sub_le (A : Matrix (Fin n) (Fin n) ℝ) :
@@ -862,6 +866,7 @@ theorem approximate_identifiability (c : Fin n → ((Fin n →₀ ℕ) →₀ �
   rw [recoveryError_eq]
   linarith
 
+set_option backward.isDefEq.respectTransparency false in
 /-- **The paper's form of Theorem 4.3, under the paper's normalisation.** If every component has
 mean `0` and variance `1`, then `tr Cov = n`, the trace gap is the paper's `δ`, the mean term
 vanishes, and some `Q ∈ O(n)` satisfies `recoveryError c Q ≤ D + (ε + D)²` with the paper's
@@ -1222,6 +1227,7 @@ theorem recoveryError_linCoeff_self (U : Matrix (Fin n) (Fin n) ℝ) :
   rw [recoveryError_eq, meanSq_linCoeff, nonlinEnergy_linCoeff, linearPart_linCoeff, hz]
   ring
 
+set_option backward.isDefEq.respectTransparency false in
 /-- For an orthogonal linear encoder the alignment loss is exactly `2(1-ρ)n`, so both gaps
 vanish. -/
 theorem gaps_linCoeff {U : Matrix (Fin n) (Fin n) ℝ} (hU : U ∈ Matrix.orthogonalGroup (Fin n) ℝ)

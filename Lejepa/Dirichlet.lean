@@ -70,6 +70,7 @@ theorem sum_one_eq_card {ι : Type*} (s : Finset ι) : ∑ _i ∈ s, (1 : ℝ) =
   rw [Finset.sum_const, nsmul_eq_mul]
   exact mul_one _
 
+set_option backward.isDefEq.respectTransparency false in
 /-- AM–GM for numbers with product one: `∏ xᵢ = 1`, `xᵢ ≥ 0` ⇒ `#s ≤ ∑ xᵢ`
 (from `log x ≤ x - 1`). -/
 theorem card_le_sum_of_prod_eq_one {ι : Type*} (s : Finset ι) (x : ι → ℝ)
@@ -81,6 +82,7 @@ theorem card_le_sum_of_prod_eq_one {ι : Type*} (s : Finset ι) (x : ι → ℝ)
   rw [hlog, Finset.sum_sub_distrib, sum_one_eq_card s] at hle
   exact sub_nonneg.mp hle
 
+set_option backward.isDefEq.respectTransparency false in
 /-- Equality case: `∏ xᵢ = 1`, `xᵢ ≥ 0` and `∑ xᵢ = #s` ⇒ every `xᵢ = 1`. -/
 theorem eq_one_of_sum_eq_card {ι : Type*} (s : Finset ι) (x : ι → ℝ)
     (hx : ∀ i ∈ s, 0 ≤ x i) (hprod : ∏ i ∈ s, x i = 1) (hsum : ∑ i ∈ s, x i = s.card) :
@@ -101,12 +103,14 @@ section Matrix
 
 variable {n : ℕ}
 
+set_option backward.isDefEq.respectTransparency false in
 /-- `tr (J Jᴴ) = ∑ᵢⱼ Jᵢⱼ²` (squared Frobenius norm) for a real matrix. -/
 theorem trace_eq_frobSq (J : Matrix (Fin n) (Fin n) ℝ) :
     (J * Jᴴ).trace = ∑ i, ∑ j, J i j ^ 2 := by
   simp only [Matrix.trace, Matrix.diag_apply, Matrix.mul_apply, Matrix.conjTranspose_apply,
     star_trivial, sq]
 
+set_option backward.isDefEq.respectTransparency false in
 /-- `det (J Jᴴ) = |det J|²` for a real matrix. -/
 theorem det_mul_conjTranspose_self (J : Matrix (Fin n) (Fin n) ℝ) :
     (J * Jᴴ).det = |J.det| ^ 2 := by
@@ -117,6 +121,7 @@ theorem det_mul_conjTranspose_self (J : Matrix (Fin n) (Fin n) ℝ) :
 theorem ofReal_real_apply (x : ℝ) : (RCLike.ofReal x : ℝ) = x :=
   congrFun RCLike.ofReal_real_eq_id x
 
+set_option backward.isDefEq.respectTransparency false in
 /-- The eigenvalues of `J Jᴴ` (squared singular values of `J`) multiply to `|det J|²`. -/
 theorem prod_eigenvalues (J : Matrix (Fin n) (Fin n) ℝ) :
     ∏ i, (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i = |J.det| ^ 2 := by
@@ -132,6 +137,7 @@ theorem prod_eigenvalues (J : Matrix (Fin n) (Fin n) ℝ) :
       ofReal_real_apply ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i)
   exact (h.trans hid).symm.trans (det_mul_conjTranspose_self J)
 
+set_option backward.isDefEq.respectTransparency false in
 /-- The eigenvalues of `J Jᴴ` sum to the squared Frobenius norm of `J`. -/
 theorem sum_eigenvalues (J : Matrix (Fin n) (Fin n) ℝ) :
     ∑ i, (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i = ∑ i, ∑ j, J i j ^ 2 := by
@@ -157,8 +163,9 @@ theorem card_le_frobSq_of_abs_det_eq_one (J : Matrix (Fin n) (Fin n) ℝ) (hdet 
   exact h
 
 -- The spectral step mixes instances reached through `RCLike ℝ` (from the generic spectral
--- theorem) with the direct ones on `ℝ` (e.g. in `map_one`'s class search). They agree by unfolding
--- instances; the pre-v4.29 unifier setting below also lets implicit arguments unfold further.
+-- theorem) with the direct ones on `ℝ` (e.g. `Matrix.mul_one`'s and `mul_star_self_of_mem`'s
+-- `Monoid`). They agree by unfolding instances; the pre-v4.29 unifier setting below also lets
+-- implicit arguments unfold further.
 set_option backward.isDefEq.respectTransparency false in
 /-- **Equality case.** For a real matrix with `|det J| = 1`: `‖J‖_F² = n` iff `J Jᵀ = 1`
 (`J` orthogonal). The forward direction: all eigenvalues of `J Jᴴ` are `1`, and by the
@@ -185,31 +192,16 @@ theorem frobSq_eq_card_iff (J : Matrix (Fin n) (Fin n) ℝ) (hdet : |J.det| = 1)
     -- spectral theorem at v4.31.0: `A = conjStarAlgAut 𝕜 _ U (diagonal (RCLike.ofReal ∘ λ))`
     have hs := (Matrix.isHermitian_mul_conjTranspose_self J).spectral_theorem
     rw [hd] at hs
-    -- `Unitary.conjStarAlgAut_apply` (`conjStarAlgAut S R u x = u * x * star u`, by `rfl`) is
-    -- stated here with `S`, `R`, `u`, `x` given, so its instances are this file's; `hs` (whose
-    -- instances come through `RCLike ℝ`) is then chained to it by `Eq.trans` (default
-    -- transparency). No hom-class instance is searched for; no instance is found by unification.
-    have happ : Unitary.conjStarAlgAut ℝ (Matrix (Fin n) (Fin n) ℝ)
-          (Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary
-          (Matrix.diagonal (fun _ => (1 : ℝ))) =
-        ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary :
-              Matrix (Fin n) (Fin n) ℝ) * Matrix.diagonal (fun _ => (1 : ℝ)) *
-            star ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary :
-              Matrix (Fin n) (Fin n) ℝ) :=
-      Unitary.conjStarAlgAut_apply _ _
-    calc J * Jᴴ
-        = ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary :
-              Matrix (Fin n) (Fin n) ℝ) * Matrix.diagonal (fun _ => (1 : ℝ)) *
-            star ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary :
-              Matrix (Fin n) (Fin n) ℝ) :=
-          hs.trans happ
-      _ = ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary :
-              Matrix (Fin n) (Fin n) ℝ) *
-            star ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary :
-              Matrix (Fin n) (Fin n) ℝ) := by
-          rw [Matrix.diagonal_one, Matrix.mul_one]
-      _ = 1 := Unitary.mul_star_self_of_mem
-          (Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary.prop
+    -- as in Mathlib's `rank_eq_rank_diagonal` / `charpoly_eq` (`Analysis/Matrix/Spectrum.lean`),
+    -- `spectral_theorem` is rewritten with `conjStarAlgAut_apply` (`… = u * x * (star u : R)`, so
+    -- the last factor is `star ↑u`), then `diagonal_one`, `mul_one`, and
+    -- `mul_star_self_of_mem (hU : U ∈ unitary R) : U * star U = 1` with `U := ↑u`, whose
+    -- `star ↑u` is the form `conjStarAlgAut_apply` leaves (`coe_mul_star_self` is stated with
+    -- `↑(star u)`, which Mathlib first produces by `rw [← coe_star]`).
+    rw [Unitary.conjStarAlgAut_apply, Matrix.diagonal_one, Matrix.mul_one,
+      Unitary.mul_star_self_of_mem
+        (Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary.prop] at hs
+    exact hs
   · intro h1
     have htr : (J * Jᴴ).trace = ((Fintype.card (Fin n) : ℕ) : ℝ) := by
       rw [h1]
@@ -217,6 +209,7 @@ theorem frobSq_eq_card_iff (J : Matrix (Fin n) (Fin n) ℝ) (hdet : |J.det| = 1)
     rw [Fintype.card_fin] at htr
     exact (trace_eq_frobSq J).symm.trans htr
 
+set_option backward.isDefEq.respectTransparency false in
 /-- **AM–GM on singular values, general determinant.** `n |det J|^{2/n} ≤ ‖J‖_F²` for every real
 `n × n` matrix, `n ≥ 1` (weighted AM–GM on the eigenvalues of `J Jᴴ`). -/
 theorem card_mul_abs_det_rpow_le_frobSq (hn : 0 < n) (J : Matrix (Fin n) (Fin n) ℝ) :
@@ -239,7 +232,7 @@ theorem card_mul_abs_det_rpow_le_frobSq (hn : 0 < n) (J : Matrix (Fin n) (Fin n)
   have hlhs : ∏ i, (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i ^ (1 / (n : ℝ)) =
       |J.det| ^ ((2 : ℝ) / n) := by
     rw [Real.finsetProd_rpow Finset.univ (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues
-      hnonneg (1 / (n : ℝ)), prod_eigenvalues, ← Real.rpow_two, ← Real.rpow_mul (abs_nonneg _),
+      hnonneg (1 / (n : ℝ)), prod_eigenvalues, ← Real.rpow_two, ← Real.rpow_mul (abs_nonneg J.det),
       show (2 : ℝ) * (1 / (n : ℝ)) = 2 / n by ring]
   have hrhs : ∑ i, 1 / (n : ℝ) * (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i =
       1 / (n : ℝ) * ∑ i, ∑ j, J i j ^ 2 := by
@@ -332,6 +325,7 @@ theorem card_le_integral_frobSq {n : ℕ} (hn : 0 < n) (J : Ω → Matrix (Fin n
 
 /-! ### Non-vacuity: the identity Jacobian `J ≡ 1` meets every hypothesis, with equality -/
 
+set_option backward.isDefEq.respectTransparency false in
 /-- `∑ᵢⱼ 1ᵢⱼ² = n`: the identity is orthogonal, so `frobSq_eq_card_iff` gives the value. -/
 theorem frobSq_one (n : ℕ) : ∑ i, ∑ j, (1 : Matrix (Fin n) (Fin n) ℝ) i j ^ 2 = n := by
   have hdet : |(1 : Matrix (Fin n) (Fin n) ℝ).det| = 1 := by

@@ -93,6 +93,7 @@ theorem hermiteReal_succ (n : ℕ) :
   rw [hermite_succ, Polynomial.map_sub, Polynomial.map_mul, Polynomial.map_X,
     Polynomial.derivative_map]
 
+set_option backward.isDefEq.respectTransparency false in
 /-- Appell property over `ℝ`: `He_{n+1}' = (n + 1) He_n`. -/
 theorem derivative_hermiteReal_succ (n : ℕ) :
     derivative (hermiteReal (n + 1)) = C ((n : ℝ) + 1) * hermiteReal n := by
@@ -273,6 +274,7 @@ theorem polyMean_hermiteReal_succ (n : ℕ) : polyMean (hermiteReal (n + 1)) = 0
   rw [mul_one, derivative_one, mul_zero, polyMean_zero] at h
   exact h
 
+set_option backward.isDefEq.respectTransparency false in
 /-- Orthogonality, polynomial form: `E[He_m He_n] = [m = n] n!`. -/
 theorem polyMean_hermiteReal_mul (m n : ℕ) :
     polyMean (hermiteReal m * hermiteReal n) = if m = n then (n.factorial : ℝ) else 0 := by
