@@ -49,7 +49,7 @@ coordinates under `Measure.pi`. Only `Lejepa.GaussianBridge` imports this module
 
 `Lejepa.GaussianBridge` restates 6 for the coefficient model's `hermiteMulti`, `mfact` and `deg`.
 Not here: the encoder's moments as integrals of `encoderEval`, so Theorems 4.1 and 4.3 are not yet
-restated with integral hypotheses; see `docs/lean-review-gaussian-notes.md`.
+restated with integral hypotheses; see `docs/lean-reviews/gaussian-notes.md`.
 -/
 
 namespace Lejepa.Gaussian

@@ -12,7 +12,7 @@ import Lejepa.Gaussian
 (`hermiteMulti α z = hermiteProd ⇑α z` holds by `rfl`: `Lejepa.Hermite.hermiteR` and
 `Lejepa.Gaussian.hermiteReal` have the same body).
 
-Not here (issue #11 step 7, see `docs/lean-review-gaussian-notes.md`): expanding `encoderEval`
+Not here (issue #11 step 7, see `docs/lean-reviews/gaussian-notes.md`): expanding `encoderEval`
 under the integral to identify `mean`, `variance`, `corr`, `cov`, `alignLoss` with integrals, and
 restating Theorems 4.1 and 4.3 with integral hypotheses. It is kept apart from `Lejepa.Gaussian`
 so that a problem here cannot affect that module.
