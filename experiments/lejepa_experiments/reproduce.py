@@ -13,7 +13,7 @@ estimate_s, note}``; ``default: false`` makes it opt-in, ``--with-reacher``) and
 section.
 Config paths are relative to the preset file. Sweep names shared with ``lejepa report``:
 ``twod_<mixing>``, ``scaling_<objective>`` (gridded over ``latent.dim``), ``gennorm`` (objective x
-alpha), ``lam_rho`` (lambda x rho) and ``planning/``.
+alpha), ``lam_rho`` (lambda x rho), ``planning/`` and ``reacher/``.
 
 Before training it validates every run of every sweep, prints the number of runs (done before /
 to train) and the estimated compute from :func:`estimate_run_seconds`; then it trains the pending
@@ -44,6 +44,7 @@ from typing import Any
 
 from .commands import atomic_write
 from .config import is_safe_name
+from .report import REACHER_DIR  # the Reacher step's folder under DIR (lejepa reacher --out), read by the report
 
 PRESET_DIR = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "configs", "reproduce"))
 """Where ``--preset NAME`` looks for ``NAME.yaml`` (a folder of its own: the training configs one
@@ -53,9 +54,6 @@ PRESET_KEYS = {"description", "reduced", "sweeps", "planning", "reacher", "slurm
 SWEEP_KEYS = {"name", "config", "grid", "seeds", "set", "preset", "note"}
 PLANNING_KEYS = {"from", "episodes", "horizon", "candidates", "step", "seed", "max_dim"}
 REACHER_KEYS = {"preset", "default", "seed", "estimate_s", "note"}
-REACHER_DIR = "reacher"
-"""``DIR/reacher/``: the Reacher step's output (``lejepa reacher --out``; ``lejepa report`` reads
-``plan.json``/``plan.md``/``reacher.png`` there)."""
 RESERVED = ("planning", "report", REACHER_DIR)
 """Directory names under ``DIR`` that no sweep may take."""
 
