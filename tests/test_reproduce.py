@@ -196,6 +196,9 @@ reacher: {{preset: smoke}}
 """)
     monkeypatch.setattr(reacher, "reacher_available", lambda device="cpu": (False, "Reacher rendering is unavailable (test)"))
     logs: list[str] = []
+    reproduce.reproduce(preset, str(tmp_path / "out"), dry_run=True, progress=False, log=logs.append)
+    assert "note: the Reacher step would be skipped here: Reacher rendering is unavailable (test)" in logs
+    logs.clear()
     res = reproduce.reproduce(preset, str(tmp_path / "out"), report=False, progress=False, log=logs.append)
     assert res["reacher"] == "skipped" and res["trained"] == 1 and not res["failed"]
     notes = [line for line in logs if line.startswith("note: Reacher")]
@@ -299,6 +302,8 @@ def test_local_pool_runs_tasks_in_worker_processes(tmp_path):
     ("sweepz: []\n", "unknown key"),
     ("sweeps: [{name: reacher, config: x.yaml, grid: [a=1]}]\n", "other than planning/report/reacher"),
     ("sweeps: [{name: a, config: x.yaml, grid: [a=1]}]\nreacher: {preset: huge}\n", "reacher.preset must be one of"),
+    ("sweeps: [{name: a, config: x.yaml, grid: [a=1]}]\nreacher: {preset: [quick]}\n", "reacher.preset must be one of"),
+    ("sweeps: [{name: a, config: x.yaml, grid: [a=1]}]\nreacher: quick\n", "reacher must be a mapping"),
     ("sweeps: [{name: a, config: x.yaml, grid: [a=1]}]\nreacher: {preset: smoke, seeds: 1}\n", "reacher: unknown key"),
     ("sweeps: [{name: a, config: x.yaml, grid: [a=1]}]\nreacher: {preset: smoke, default: maybe}\n", "reacher.default"),
     ("sweeps: [{name: a, config: x.yaml, grid: [a=1]}]\nreacher: {preset: smoke, estimate_s: -1}\n", "estimate_s"),

@@ -246,7 +246,7 @@ def _reacher_spec(raw: Any, where: str) -> ReacherSpec | None:
     bad = sorted(set(raw) - REACHER_KEYS)
     if bad:
         raise ValueError(f"{where}: unknown key(s) {bad} (known: {sorted(REACHER_KEYS)})")
-    if raw.get("preset") not in REACHER_PRESETS:
+    if not isinstance(raw.get("preset"), str) or raw["preset"] not in REACHER_PRESETS:
         raise ValueError(f"{where}.preset must be one of {sorted(REACHER_PRESETS)}, got {raw.get('preset')!r}")
     default, seed, est = raw.get("default", True), raw.get("seed", 0), raw.get("estimate_s", 0.0)
     if not isinstance(default, bool):
@@ -562,8 +562,15 @@ def reproduce(preset: str, out: str, *, executor: str = "local", jobs: int = 1, 
             log(f"  {sp.name}: {len(sp.runs)} runs, {len(sp.runs) - len(sp.done)} to train, ~{format_duration(est)}")
         if rspec is not None:
             log(f"  {REACHER_DIR}: lejepa reacher all --preset {rspec.preset} --seed {rspec.seed}, "
-                + ("done before" if kept else f"~{format_duration(est_reacher)}"))
+                + ("done before" if kept else f"~{format_duration(est_reacher)}")
+                + (f" ({rspec.note})" if rspec.note else ""))
             summary["reacher"] = "planned"
+            if not kept:
+                from . import reacher as R
+
+                ok, why = R.reacher_available(str(R._device(reacher_config(rspec)["train"]["device"])))
+                if not ok:
+                    log(f"note: the Reacher step would be skipped here: {why}")
         return summary
     ex = make_executor(executor, out, jobs, threads, slurm_opts)
     by_dir = {sp.out_dir: sp for sp in plans.values()}
