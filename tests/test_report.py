@@ -215,3 +215,53 @@ def test_sweep_name_constants():
         cfg = load_config(os.path.join(CONFIGS, name))
         assert cfg["loss"]["kind"] == o and cfg["encoder"]["kind"] == "matched"
         assert math.isclose(cfg["pair"]["rho"], 0.9)
+
+
+def _reacher_payload() -> dict:
+    """A ``plan.json`` as ``lejepa reacher`` writes it (``reacher.run_plan``), with chosen numbers
+    (justified: rendering is not needed to test how the report reads the file)."""
+    from lejepa_experiments import reacher
+
+    def rep(ratio, lo, hi, eq):
+        return {"final_distance": 0.5 * ratio, "final_distance_se": 0.05, "ratio_to_oracle": ratio,
+                "first_action_agreement": 0.75, "ratio_ci": [lo, hi], "ci_contains_1": lo <= 1 <= hi,
+                "equivalent": eq, "final_distances": [0.5 * ratio] * 6}
+
+    met = {"r2_h_to_z": 0.8766, "r2_z_to_h": 0.8, "orthogonality": 0.4321, "procrustes_matrix": 0.2,
+           "whitened_procrustes": 0.1}
+    return {"preset_settings": reacher.PRESETS["smoke"], "seed": 0, "dynamics": "kinematic joint space z <- z + u",
+            "cost": "joint-space distance to the goal (radians)",
+            "verdict_rules": {"ci": "95% paired bootstrap CI", "equivalent": "90% CI inside [0.909, 1.100]"},
+            "metrics": {"ou": met, "traj": dict(met, r2_h_to_z=0.2468)},
+            "results": {"oracle": {"final_distance": 0.5, "final_distance_se": 0.05, "ratio_to_oracle": 1.0,
+                                   "first_action_agreement": 1.0},
+                        "ou": rep(1.0371, 0.9512, 1.0633, True), "traj": rep(4.9876, 3.9, 6.6, False)}}
+
+
+def test_reacher_section_from_plan_json(tmp_path):
+    res = tmp_path / "res"
+    (res / "reacher").mkdir(parents=True)
+    payload = _reacher_payload()
+    (res / "reacher" / "plan.json").write_text(json.dumps(payload))
+    (res / "reacher" / "reacher.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    out = tmp_path / "out"
+    paths = report.build_report(str(res), str(out))
+    md = open(paths["report.md"]).read()
+    sec = md[md.index("## Reacher planning"):]
+    # the numbers of plan.json, in the table and in the comparison with the paper
+    assert "| encoder (OU pairs) | 0.877 |" in sec and "0.432" in sec and "| encoder (trajectory pairs) | 0.247 |" in sec
+    assert "OU-pair encoder: normalised cost 1.037 [0.951, 1.063] (paper ≈ 1.0); equivalent to the oracle: yes" in sec
+    assert "trajectory-trained encoder: normalised cost 4.988 [3.900, 6.600] (paper ≈ 1.5)" in sec
+    assert "![Reacher](../res/reacher/reacher.png)" in sec                 # the figure, relative to the report
+    js = json.load(open(paths["report.json"]))
+    assert js["reacher"]["results"]["ou"]["ratio_to_oracle"] == 1.0371 and "reacher" not in js["skipped"]
+    assert js["reacher"]["metrics"]["traj"]["r2_h_to_z"] == 0.2468
+    # plan.md alone: included verbatim; neither: a note
+    (res / "reacher" / "plan.json").unlink()
+    (res / "reacher" / "plan.md").write_text("| representation | marker 12.345 |\n")
+    md = open(report.build_report(str(res), str(tmp_path / "out2"))["report.md"]).read()
+    assert "marker 12.345" in md[md.index("## Reacher planning"):]
+    (res / "reacher" / "plan.md").unlink()
+    paths = report.build_report(str(res), str(tmp_path / "out3"))
+    assert "no `reacher/plan.json`" in open(paths["report.md"]).read()
+    assert "reacher" in json.load(open(paths["report.json"]))["skipped"]

@@ -10,12 +10,13 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from lejepa_experiments import cli, executors, reproduce  # noqa: E402
+from lejepa_experiments import cli, executors, reacher, reproduce  # noqa: E402
 from lejepa_experiments.config import load_config  # noqa: E402
 from lejepa_experiments.executors import Task  # noqa: E402
 
 CONFIGS = os.path.dirname(reproduce.PRESET_DIR)        # experiments/configs
 HAS_REPORT = importlib.util.find_spec("lejepa_experiments.report") is not None
+REACHER_OK, REACHER_WHY = reacher.reacher_available("cpu")
 
 TINY = ["train.steps=20", "eval.size=256", "eval.every=10", "loss.slices=8"]
 
@@ -45,8 +46,10 @@ def _rows(out, name):
         return json.load(f)
 
 
-def test_smoke_preset_cli_end_to_end(tmp_path, capsys):
-    """The shipped CI smoke preset: 3 runs, summaries with the right counts, planning, report or its note."""
+def test_smoke_preset_cli_end_to_end(tmp_path, capsys, monkeypatch):
+    """The shipped CI smoke preset: 3 runs, summaries with the right counts, planning, the Reacher
+    smoke step (or its one-line note where rendering is unavailable), report or its note; a second
+    call keeps every run and the finished Reacher step."""
     out = str(tmp_path / "out")
     assert cli.main(["reproduce", "--preset", "smoke", "--out", out, "--no-progress"]) == 0
     text = capsys.readouterr().out
@@ -69,9 +72,32 @@ def test_smoke_preset_cli_end_to_end(tmp_path, capsys):
         assert "report written to" in text
     else:
         assert "lejepa report is not available" in text
-    # second call: everything kept
+    rdir = os.path.join(out, "reacher")
+    if not REACHER_OK:
+        notes = [line for line in text.splitlines() if line.startswith("note: Reacher")]
+        assert len(notes) == 1 and "unavailable" in notes[0] and not os.path.exists(rdir)
+        return
+    # the Reacher step: lejepa reacher's smoke preset into OUT/reacher, and the report's section
+    with open(os.path.join(rdir, "plan.json")) as f:
+        rplan = json.load(f)
+    assert rplan["preset_settings"] == json.loads(json.dumps(reacher.PRESETS["smoke"])) and rplan["seed"] == 0
+    assert set(rplan["results"]) == {"oracle", "ou", "traj", "ou_shear", "pixels"}
+    assert all(os.path.isfile(os.path.join(rdir, f)) for f in ("ou.pt", "traj.pt", "plan.md", "reacher.png"))
+    assert f"ou {rplan['results']['ou']['ratio_to_oracle']:.3f}" in text        # the status line
+    if HAS_REPORT:
+        md = open(os.path.join(out, "report", "report.md")).read()
+        assert f"{rplan['results']['ou']['ratio_to_oracle']:.3f} [{rplan['results']['ou']['ratio_ci'][0]:.3f}" in md
+    # second call: everything kept, the Reacher step too (nothing of it runs again)
+    def boom(*a, **k):
+        raise AssertionError("the finished Reacher step ran again")
+
+    for fn in ("prerender", "train_all", "run_plan"):
+        monkeypatch.setattr(reacher, fn, boom)
+    mtime = os.stat(os.path.join(rdir, "plan.json")).st_mtime_ns
     assert cli.main(["reproduce", "--preset", "smoke", "--out", out, "--no-progress", "--no-report"]) == 0
-    assert "3 runs: 3 done before, 0 to train" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "3 runs: 3 done before, 0 to train" in text and "reacher: kept" in text and "Reacher step kept" in text
+    assert os.stat(os.path.join(rdir, "plan.json")).st_mtime_ns == mtime
 
 
 def test_resume_skips_finished_runs_and_missing_configs(tmp_path, monkeypatch):
@@ -122,6 +148,80 @@ def test_a_failed_run_is_reported_and_the_others_finish(tmp_path, monkeypatch):
     res = reproduce.reproduce(preset, out, report=False, progress=False, log=lambda s: None)
     assert res["trained"] == 2 and len(res["failed"]) == 1 and "scaling_sigreg/dim=2_s0" in res["failed"][0]
     assert [r["run"] for r in _rows(out, "scaling_sigreg")] == ["dim=4_s0"]
+
+
+def test_reacher_step_is_opt_in_for_quick_and_on_for_full(tmp_path, capsys):
+    """quick: the dry run lists the Reacher step (and adds its estimate) only with --with-reacher;
+    full: on by default, --no-reacher drops it; the flags are exclusive; a preset without a
+    ``reacher:`` section refuses --with-reacher."""
+    out = str(tmp_path / "out")
+    q = reproduce.load_preset("quick")
+    assert q.reacher is not None and q.reacher.preset == "quick" and not q.reacher.default
+    assert "--with-reacher" in q.description
+    runs: dict[str, tuple[dict, list[str]]] = {}
+    for key, flag in (("off", None), ("on", True), ("dropped", False)):
+        logs: list[str] = []
+        runs[key] = (reproduce.reproduce("quick", out, dry_run=True, progress=False, log=logs.append, reacher=flag), logs)
+    off, on = runs["off"], runs["on"]
+    listed = [line for line in on[1] if line.strip().startswith("reacher:")]
+    assert len(listed) == 1 and "--preset quick" in listed[0] and on[0]["reacher"] == "planned"
+    assert on[0]["estimate_s"] == pytest.approx(off[0]["estimate_s"] + q.reacher.estimate_s)
+    for key in ("off", "dropped"):
+        res, logs = runs[key]
+        assert res["reacher"] is None and not [line for line in logs if line.strip().startswith("reacher:")]
+    assert any("--with-reacher adds ~7.0 min" in line for line in off[1])
+    assert not os.path.exists(out)
+    # the CLI flags
+    assert cli.main(["reproduce", "--preset", "quick", "--out", out, "--dry-run", "--with-reacher"]) == 0
+    assert "  reacher: lejepa reacher all --preset quick" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        cli.main(["reproduce", "--preset", "quick", "--out", out, "--with-reacher", "--no-reacher"])
+    capsys.readouterr()
+    # full: on by default
+    logs = []
+    full = reproduce.reproduce("full", out, dry_run=True, progress=False, log=logs.append)
+    assert full["reacher"] == "planned" and any(line.strip().startswith("reacher: lejepa reacher all --preset full")
+                                                for line in logs)
+    assert reproduce.reproduce("full", out, dry_run=True, progress=False, log=lambda s: None,
+                               reacher=False)["reacher"] is None
+    # a preset without the section
+    with pytest.raises(ValueError, match="no 'reacher:' section"):
+        reproduce.reproduce(_tiny_preset(tmp_path), out, dry_run=True, progress=False, log=lambda s: None, reacher=True)
+
+
+def test_reacher_step_skipped_with_a_note_when_rendering_is_unavailable(tmp_path, monkeypatch):
+    preset = _preset(tmp_path, f"""sweeps:
+  - {{name: scaling_sigreg, config: {CONFIGS}/scaling.yaml, grid: ["latent.dim=2"], seeds: [0], set: [{', '.join(TINY)}]}}
+reacher: {{preset: smoke}}
+""")
+    monkeypatch.setattr(reacher, "reacher_available", lambda device="cpu": (False, "Reacher rendering is unavailable (test)"))
+    logs: list[str] = []
+    reproduce.reproduce(preset, str(tmp_path / "out"), dry_run=True, progress=False, log=logs.append)
+    assert "note: the Reacher step would be skipped here: Reacher rendering is unavailable (test)" in logs
+    logs.clear()
+    res = reproduce.reproduce(preset, str(tmp_path / "out"), report=False, progress=False, log=logs.append)
+    assert res["reacher"] == "skipped" and res["trained"] == 1 and not res["failed"]
+    notes = [line for line in logs if line.startswith("note: Reacher")]
+    assert notes == ["note: Reacher step skipped: Reacher rendering is unavailable (test)"]
+    assert not (tmp_path / "out" / "reacher").exists()
+
+
+def test_reacher_done_needs_the_same_settings_and_seed(tmp_path):
+    spec = reproduce.ReacherSpec("smoke", seed=1)
+    d = tmp_path / "reacher"
+    d.mkdir()
+    assert not reproduce.reacher_done(str(d), spec)
+    for f in ("plan.md", "metrics.json", "reacher.png"):
+        (d / f).write_text("x")
+    (d / "plan.json").write_text(json.dumps({"preset_settings": reacher.PRESETS["smoke"], "seed": 1}))
+    assert reproduce.reacher_done(str(d), spec)
+    assert not reproduce.reacher_done(str(d), reproduce.ReacherSpec("smoke", seed=0))       # another seed
+    assert not reproduce.reacher_done(str(d), reproduce.ReacherSpec("quick", seed=1))       # another preset
+    (d / "reacher.png").unlink()
+    assert not reproduce.reacher_done(str(d), spec)                                         # incomplete
+    (d / "reacher.png").write_text("x")
+    (d / "plan.json").write_text("{trunc")
+    assert not reproduce.reacher_done(str(d), spec)                                         # damaged
 
 
 def test_dry_run_prints_the_cost_and_writes_nothing(tmp_path):
@@ -200,6 +300,13 @@ def test_local_pool_runs_tasks_in_worker_processes(tmp_path):
     ("sweeps: [{name: a, config: x.yaml, grid: [a=1]}]\nslurm: {partitoin: gpu}\n", "unknown slurm option"),
     ("sweeps: [{name: a, config: x.yaml, grid: [a=1]}]\nslurm: {time_min: 0}\n", "time_min"),
     ("sweepz: []\n", "unknown key"),
+    ("sweeps: [{name: reacher, config: x.yaml, grid: [a=1]}]\n", "other than planning/report/reacher"),
+    ("sweeps: [{name: a, config: x.yaml, grid: [a=1]}]\nreacher: {preset: huge}\n", "reacher.preset must be one of"),
+    ("sweeps: [{name: a, config: x.yaml, grid: [a=1]}]\nreacher: {preset: [quick]}\n", "reacher.preset must be one of"),
+    ("sweeps: [{name: a, config: x.yaml, grid: [a=1]}]\nreacher: quick\n", "reacher must be a mapping"),
+    ("sweeps: [{name: a, config: x.yaml, grid: [a=1]}]\nreacher: {preset: smoke, seeds: 1}\n", "reacher: unknown key"),
+    ("sweeps: [{name: a, config: x.yaml, grid: [a=1]}]\nreacher: {preset: smoke, default: maybe}\n", "reacher.default"),
+    ("sweeps: [{name: a, config: x.yaml, grid: [a=1]}]\nreacher: {preset: smoke, estimate_s: -1}\n", "estimate_s"),
 ])
 def test_bad_presets_are_named(tmp_path, body, needle):
     with pytest.raises(ValueError, match=needle):

@@ -47,7 +47,7 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
              "lejepa_experiments.planning:_plan_args", "lejepa_experiments.planning:_plan_run"),
     "report": ("figures and tables from sweep results (report.md, PNG/PDF)",
                "lejepa_experiments.report:_report_args", "lejepa_experiments.report:_report_run"),
-    "reproduce": ("run the paper's sweeps (quick or full preset), then the report (needs the train extra)",
+    "reproduce": ("run the paper's sweeps (quick or full preset), the Reacher step, then the report (needs the train extra)",
                   "lejepa_experiments.reproduce:_reproduce_args", "lejepa_experiments.reproduce:_reproduce_run"),
     "reacher": ("pixel-based Reacher planning: prerender, train, plan (needs the reacher extra)",
                 "lejepa_experiments.reacher:add_args", "lejepa_experiments.reacher:run"),

@@ -2,12 +2,14 @@
 
 ``lejepa report RESULTS_DIR --out DIR`` reads the sweeps named by the constants below (each
 ``RESULTS_DIR/NAME/summary.json`` plus the per-run ``.json``/``.pt`` that ``lejepa sweep`` writes) and
-``RESULTS_DIR/planning/*.json`` (``lejepa plan --out``), and writes into ``DIR``, each file atomically:
+``RESULTS_DIR/planning/*.json`` (``lejepa plan --out``) and ``RESULTS_DIR/reacher/plan.json`` (``lejepa
+reacher --out RESULTS_DIR/reacher``, the Reacher step of ``lejepa reproduce``; ``plan.md`` when only
+that exists), and writes into ``DIR``, each file atomically:
 
 * ``report.md``: the paper's scaling layout (ours as mean ± std over seeds, identification rate =
   fraction of seeds with R² > :data:`~lejepa_experiments.tables.IDENT_R2`, best-of-seeds by held-out
   alignment, the published value beside), the generalized-normal, (λ, ρ)-grid (λ in our units and
-  the authors', with λ* in both), 2-D and planning tables; each figure with the findings that differ
+  the authors', with λ* in both), 2-D, planning and Reacher planning tables; each figure with the findings that differ
   from the paper stated next to it; a note for every section whose sweep is missing;
 * ``report.json``: the same numbers, machine-readable;
 * figures, PNG and PDF: ``twod_panels`` (latent / observation / embedding coloured by latent angle,
@@ -48,6 +50,10 @@ LAM_RHO_SWEEP = "lam_rho"
 """(λ, ρ) grid: ``--grid loss.lam=... --grid pair.rho=...`` (columns ``lam``, ``rho``)."""
 PLANNING_DIR = "planning"
 """``lejepa plan --out RESULTS_DIR/planning/NAME.json`` files."""
+REACHER_DIR = "reacher"
+"""``lejepa reacher --out RESULTS_DIR/reacher``: ``plan.json``, ``plan.md``, ``reacher.png``."""
+PAPER_REACHER = {"ou": 1.0, "traj": 1.5}
+"""The paper's normalised Reacher planning cost (≈), OU-pair and trajectory-trained encoders."""
 
 
 def twod_sweep(mixing: str) -> str:
@@ -734,6 +740,56 @@ def planning_table(results_dir: str) -> tuple[str | None, list[dict[str, Any]]]:
     return "\n".join(lines), recs
 
 
+# ------------------------------------------------------------------ Reacher
+
+def reacher_section(results_dir: str, out_dir: str) -> tuple[str | None, dict[str, Any] | None]:
+    """Markdown of the Reacher planning section from ``RESULTS_DIR/reacher/plan.json`` (the table of
+    :func:`.reacher.plan_table`, the figure's path, a comparison with the paper) or, without it,
+    ``plan.md`` verbatim; ``(None, None)`` when neither exists. The JSON part: per representation the
+    normalised cost, its CI and the verdicts, and the encoders' metrics."""
+    from .reacher import plan_table
+
+    rdir = os.path.join(results_dir, REACHER_DIR)
+    fig = os.path.join(rdir, "reacher.png")
+    fig_md = f"![Reacher]({os.path.relpath(fig, out_dir)})\n\n" if os.path.isfile(fig) else ""
+    try:
+        with open(os.path.join(rdir, "plan.json"), encoding="utf-8") as f:
+            payload = json.load(f)
+        if not isinstance(payload, dict) or not isinstance(payload.get("results"), dict):
+            payload = None
+    except (OSError, json.JSONDecodeError):
+        payload = None
+    if payload is None:
+        try:
+            with open(os.path.join(rdir, "plan.md"), encoding="utf-8") as f:
+                return f.read() + "\n" + fig_md, {"source": os.path.join(rdir, "plan.md")}
+        except OSError:
+            return None, None
+    res = payload["results"]
+    settings = payload.get("preset_settings", {})
+    notes = []
+    for k, paper in PAPER_REACHER.items():
+        r = res.get(k)
+        if r and "ratio_ci" in r:
+            lo, hi = r["ratio_ci"]
+            notes.append(f"{'OU-pair' if k == 'ou' else 'trajectory-trained'} encoder: normalised cost "
+                         f"{r['ratio_to_oracle']:.3f} [{lo:.3f}, {hi:.3f}] (paper ≈ {paper}); "
+                         f"equivalent to the oracle: {'yes' if r.get('equivalent') else 'no'}")
+    text = (f"Seed {payload.get('seed')}, `{os.path.join(rdir, 'plan.json')}`"
+            + (f", figure `{fig}`" if fig_md else "") + ".\n\n" + plan_table(payload) + "\n" + fig_md
+            + (_bullets(notes) + "\n" if notes else ""))
+    js = {"plan_json": os.path.join(rdir, "plan.json"), "figure": fig if fig_md else None,
+          "seed": payload.get("seed"), "size": settings.get("data", {}).get("size"),
+          "episodes": settings.get("plan", {}).get("episodes"),
+          "results": {k: {f: r.get(f) for f in ("ratio_to_oracle", "ratio_ci", "equivalent", "ci_contains_1",
+                                                  "final_distance", "final_distance_se", "first_action_agreement")}
+                      for k, r in res.items()},
+          "metrics": {k: {f: m.get(f) for f in ("r2_h_to_z", "orthogonality", "procrustes_matrix",
+                                                  "whitened_procrustes")}
+                      for k, m in (payload.get("metrics") or {}).items()}}
+    return text, js
+
+
 # ------------------------------------------------------------------ the report
 
 def _fig_md(files: list[str], out_dir: str) -> str:
@@ -871,6 +927,17 @@ def build_report(results_dir: str, out_dir: str) -> dict[str, str]:
         md.append(_bullets([f"{f}: encoder's final distance / oracle's = {r:.3g} (the paper's OU-pair Reacher "
                             "encoders: ≈ 1.0)" for f, r in enc]) + "\n")
         js["planning"] = precs
+
+    # Reacher
+    md.append("## Reacher planning (pixels, Corollary 4.5)\n")
+    rtext, rjs = reacher_section(results_dir, out_dir)
+    if rtext is None:
+        md.append(f"*Skipped: no `{REACHER_DIR}/plan.json` (from `lejepa reacher --out {REACHER_DIR}` or "
+                  "`lejepa reproduce --with-reacher`) in the results directory.*\n")
+        js["skipped"].append(REACHER_DIR)
+    else:
+        md.append(rtext)
+        js["reacher"] = rjs
 
     w.text("report.json", json.dumps(js, indent=2, default=str))
     w.text("report.md", "\n".join(md))

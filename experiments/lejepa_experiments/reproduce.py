@@ -1,22 +1,31 @@
 """The ``lejepa reproduce`` subcommand: every sweep behind the paper's evidence, then the report.
 
 ``lejepa reproduce --preset quick|full|smoke|FILE.yaml --out DIR [--executor local|slurm] [--jobs K]
-[--threads T] [--partition P] [--time-min M] [--gpus G] [--cpus-per-task C] [--dry-run] [--no-report]``
+[--threads T] [--partition P] [--time-min M] [--gpus G] [--cpus-per-task C] [--with-reacher | --no-reacher]
+[--dry-run] [--no-report]``
 
 A preset is data (``experiments/configs/reproduce/<name>.yaml``): a list of sweeps, each
 ``{name, config, grid, seeds, set, preset}`` run by :mod:`.sweep` into ``DIR/<name>/`` (one
 ``<run>.json``/``.pt`` per run and ``summary.json``/``.csv``), a ``planning`` section (which sweeps'
-checkpoints ``lejepa plan`` evaluates, into ``DIR/planning/``) and an optional ``slurm`` section.
+checkpoints ``lejepa plan`` evaluates, into ``DIR/planning/``), an optional ``reacher`` section (the
+pixel Reacher planning experiment, :mod:`.reacher`, into ``DIR/reacher/``: ``{preset, default, seed,
+estimate_s, note}``; ``default: false`` makes it opt-in, ``--with-reacher``) and an optional ``slurm``
+section.
 Config paths are relative to the preset file. Sweep names shared with ``lejepa report``:
 ``twod_<mixing>``, ``scaling_<objective>`` (gridded over ``latent.dim``), ``gennorm`` (objective x
-alpha), ``lam_rho`` (lambda x rho) and ``planning/``.
+alpha), ``lam_rho`` (lambda x rho), ``planning/`` and ``reacher/``.
 
 Before training it validates every run of every sweep, prints the number of runs (done before /
 to train) and the estimated compute from :func:`estimate_run_seconds`; then it trains the pending
 runs through the chosen executor (:mod:`.executors`) with an overall progress bar (runs done /
 total, ETA from the cost model rescaled by the measured speed) and one status line per finished run.
 Resumable like ``lejepa sweep``: finished runs (and planning results) are kept. A sweep whose config
-file does not exist (yet) is skipped with a note. At the end ``lejepa_experiments.report.build_report``
+file does not exist (yet) is skipped with a note. After the sweeps and planning comes the Reacher step
+(when the preset has one and it is switched on): ``reacher.prerender``, ``train_all`` and ``run_plan``
+with the named ``lejepa reacher`` preset, in this process (after a SLURM array too); it is skipped
+when ``DIR/reacher/plan.json`` holds that preset's settings and seed (prerendering and training
+resume on their own), and skipped with a one-line note when Reacher rendering is unavailable
+(:func:`.reacher.reacher_available`). At the end ``lejepa_experiments.report.build_report``
 writes the figures and tables, when that module is installed.
 """
 
@@ -35,14 +44,18 @@ from typing import Any
 
 from .commands import atomic_write
 from .config import is_safe_name
+from .report import REACHER_DIR  # the Reacher step's folder under DIR (lejepa reacher --out), read by the report
 
 PRESET_DIR = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "configs", "reproduce"))
 """Where ``--preset NAME`` looks for ``NAME.yaml`` (a folder of its own: the training configs one
 level up are each loadable by ``lejepa train``, presets are not)."""
 
-PRESET_KEYS = {"description", "reduced", "sweeps", "planning", "slurm", "cost_model"}
+PRESET_KEYS = {"description", "reduced", "sweeps", "planning", "reacher", "slurm", "cost_model"}
 SWEEP_KEYS = {"name", "config", "grid", "seeds", "set", "preset", "note"}
 PLANNING_KEYS = {"from", "episodes", "horizon", "candidates", "step", "seed", "max_dim"}
+REACHER_KEYS = {"preset", "default", "seed", "estimate_s", "note"}
+RESERVED = ("planning", "report", REACHER_DIR)
+"""Directory names under ``DIR`` that no sweep may take."""
 
 # ----------------------------------------------------------------------------------------------
 # cost model
@@ -124,6 +137,21 @@ class Preset:
     planning: dict[str, Any]
     slurm: dict[str, Any]
     cost_model: dict[str, float]
+    reacher: ReacherSpec | None = None
+
+
+@dataclass
+class ReacherSpec:
+    """The preset's ``reacher:`` section: run ``lejepa reacher all --preset <preset> --seed <seed>``
+    into ``DIR/reacher/``; on unless ``default`` is False (then only with ``--with-reacher``);
+    ``estimate_s``: its wall time for the dry run's estimate (measured on this project's machine for
+    smoke and quick)."""
+
+    preset: str
+    default: bool = True
+    seed: int = 0
+    estimate_s: float = 0.0
+    note: str | None = None
 
 
 def preset_path(preset: str) -> str:
@@ -174,8 +202,9 @@ def load_preset(preset: str) -> Preset:
         for k in ("name", "config", "grid"):
             if k not in s:
                 raise ValueError(f"{where}: missing key {k!r}")
-        if not is_safe_name(s["name"]) or s["name"] == "planning" or s["name"] == "report":
-            raise ValueError(f"{where}: 'name' must be a file-name-safe name other than planning/report, got {s['name']!r}")
+        if not is_safe_name(s["name"]) or s["name"] in RESERVED:
+            raise ValueError(f"{where}: 'name' must be a file-name-safe name other than "
+                             f"{'/'.join(RESERVED)}, got {s['name']!r}")
         seeds = s.get("seeds", [0])
         if not isinstance(seeds, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in seeds):
             raise ValueError(f"{where}: 'seeds' must be a list of integers, got {seeds!r}")
@@ -202,7 +231,31 @@ def load_preset(preset: str) -> Preset:
     if not isinstance(cm, dict) or sorted(set(cm) - set(COST_MODEL)):
         raise ValueError(f"preset {path!r}: 'cost_model' keys must be among {sorted(COST_MODEL)}")
     return Preset(path, str(raw.get("description", "")).strip(), bool(raw.get("reduced", False)), sweeps,
-                  planning, slurm, {k: float(v) for k, v in cm.items()})
+                  planning, slurm, {k: float(v) for k, v in cm.items()},
+                  _reacher_spec(raw.get("reacher"), f"preset {path!r}: reacher"))
+
+
+def _reacher_spec(raw: Any, where: str) -> ReacherSpec | None:
+    """Validate a preset's ``reacher:`` section (None when absent)."""
+    if raw is None:
+        return None
+    from .reacher import PRESETS as REACHER_PRESETS
+
+    if not isinstance(raw, dict):
+        raise ValueError(f"{where} must be a mapping with keys among {sorted(REACHER_KEYS)}, got {raw!r}")
+    bad = sorted(set(raw) - REACHER_KEYS)
+    if bad:
+        raise ValueError(f"{where}: unknown key(s) {bad} (known: {sorted(REACHER_KEYS)})")
+    if not isinstance(raw.get("preset"), str) or raw["preset"] not in REACHER_PRESETS:
+        raise ValueError(f"{where}.preset must be one of {sorted(REACHER_PRESETS)}, got {raw.get('preset')!r}")
+    default, seed, est = raw.get("default", True), raw.get("seed", 0), raw.get("estimate_s", 0.0)
+    if not isinstance(default, bool):
+        raise ValueError(f"{where}.default must be true or false, got {default!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"{where}.seed must be an integer >= 0, got {seed!r}")
+    if isinstance(est, bool) or not isinstance(est, (int, float)) or not est >= 0 or est == float("inf"):
+        raise ValueError(f"{where}.estimate_s must be a finite number >= 0, got {est!r}")
+    return ReacherSpec(raw["preset"], default, seed, float(est), raw.get("note"))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -358,6 +411,63 @@ def run_planning(out: str, plans: dict[str, Any], opts: dict[str, Any], log: Cal
 
 
 # ----------------------------------------------------------------------------------------------
+# Reacher
+# ----------------------------------------------------------------------------------------------
+
+
+def reacher_config(spec: ReacherSpec) -> dict[str, Any]:
+    """The :mod:`.reacher` preset settings the step runs with (a copy)."""
+    import copy
+
+    from .reacher import PRESETS as REACHER_PRESETS
+
+    return copy.deepcopy(REACHER_PRESETS[spec.preset])
+
+
+def reacher_done(rdir: str, spec: ReacherSpec) -> bool:
+    """True when ``rdir`` holds a finished Reacher step of ``spec``: ``plan.json`` with the same preset
+    settings and seed, and ``plan.md``, ``metrics.json``, ``reacher.png`` beside it."""
+    path = os.path.join(rdir, "plan.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            old = json.load(f)
+    except (OSError, json.JSONDecodeError):
+        return False
+    want = json.loads(json.dumps(reacher_config(spec)))
+    return (isinstance(old, dict) and old.get("preset_settings") == want and old.get("seed") == spec.seed
+            and all(os.path.isfile(os.path.join(rdir, f)) for f in ("plan.md", "metrics.json", "reacher.png")))
+
+
+def run_reacher(out: str, spec: ReacherSpec, log: Callable[[str], None], progress: bool = True) -> str:
+    """The Reacher step into ``out/reacher``: ``"kept"`` (finished before, :func:`reacher_done`),
+    ``"skipped"`` (rendering unavailable; one note logged) or ``"done"`` (prerender, train, plan:
+    the first two resume from what is on disk). Errors propagate (the caller records them)."""
+    from . import reacher as R
+
+    rdir = os.path.join(out, REACHER_DIR)
+    if reacher_done(rdir, spec):
+        log(f"reacher: kept ({os.path.join(rdir, 'plan.json')} holds preset {spec.preset}, seed {spec.seed})")
+        return "kept"
+    cfg = reacher_config(spec)
+    ok, why = R.reacher_available(str(R._device(cfg["train"]["device"])))
+    if not ok:
+        log(f"note: Reacher step skipped: {why}")
+        return "skipped"
+    t0 = time.perf_counter()
+    log(f"reacher: lejepa reacher all --preset {spec.preset} --seed {spec.seed} --out {rdir} "
+        f"(~{format_duration(spec.estimate_s)})")
+    os.makedirs(rdir, exist_ok=True)
+    R.prerender(rdir, cfg, spec.seed, progress)
+    R.train_all(rdir, cfg, spec.seed, progress)
+    payload = R.run_plan(rdir, cfg, spec.seed, progress)
+    res = payload["results"]
+    log("reacher: normalised cost (final distance / oracle's) "
+        + ", ".join(f"{k} {r['ratio_to_oracle']:.3f}" for k, r in res.items() if k != "oracle")
+        + f"; {time.perf_counter() - t0:.0f} s; {os.path.join(rdir, 'plan.md')}")
+    return "done"
+
+
+# ----------------------------------------------------------------------------------------------
 # the command
 # ----------------------------------------------------------------------------------------------
 
@@ -375,9 +485,13 @@ def make_executor(kind: str, out: str, jobs: int, threads: int | None, slurm: di
 
 def reproduce(preset: str, out: str, *, executor: str = "local", jobs: int = 1, threads: int | None = None,
               slurm: dict[str, Any] | None = None, dry_run: bool = False, report: bool = True,
-              progress: bool = True, log: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Run (or resume) a reproduce preset into ``out``; see the module docstring. Returns
-    ``{"runs", "done_before", "trained", "failed", "skipped", "estimate_s", "planning", "report"}``."""
+              progress: bool = True, log: Callable[[str], None] | None = None,
+              reacher: bool | None = None) -> dict[str, Any]:
+    """Run (or resume) a reproduce preset into ``out``; see the module docstring. ``reacher``: run the
+    preset's Reacher step (True, ``--with-reacher``), drop it (False, ``--no-reacher``) or follow its
+    ``default`` (None). Returns ``{"runs", "done_before", "trained", "failed", "skipped", "estimate_s",
+    "planning", "reacher", "report"}`` (``reacher``: None when off, else ``"planned"`` on a dry run,
+    ``"kept"``, ``"skipped"``, ``"done"`` or ``"failed"``)."""
     if log is None:
         def log(line: str) -> None:
             print(line, flush=True)     # status lines appear as runs finish, also when piped to a file
@@ -386,6 +500,11 @@ def reproduce(preset: str, out: str, *, executor: str = "local", jobs: int = 1, 
         raise ValueError(f"--jobs must be an integer >= 1, got {jobs!r}")
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
         raise ValueError(f"--threads must be an integer >= 1, got {threads!r}")
+    if reacher is not None and not isinstance(reacher, bool):
+        raise ValueError(f"reacher must be True, False or None, got {reacher!r}")
+    if reacher and pr.reacher is None:
+        raise ValueError(f"--with-reacher: preset {os.path.relpath(pr.path)} has no 'reacher:' section")
+    rspec = pr.reacher if (pr.reacher is not None and (pr.reacher.default if reacher is None else reacher)) else None
     from .executors import check_slurm_options
 
     slurm_opts = dict(pr.slurm, **check_slurm_options(dict(slurm or {})))
@@ -424,12 +543,34 @@ def reproduce(preset: str, out: str, *, executor: str = "local", jobs: int = 1, 
         + (f" (about {format_duration(est_todo / min(par, max(1, len(todo))))} wall with {par} in parallel)"
            if par > 1 and todo else "")
         + "; measured cost per run is in each result's 'seconds'")
+    est_reacher, kept = 0.0, False
+    if rspec is not None:
+        kept = reacher_done(os.path.join(out, REACHER_DIR), rspec)
+        est_reacher = 0.0 if kept else rspec.estimate_s
+        log(f"Reacher step (lejepa reacher --preset {rspec.preset}, into {os.path.join(out, REACHER_DIR)}): "
+            + ("done before" if kept else f"estimated {format_duration(est_reacher)} wall (on this project's machine)")
+            + (f"; with the sweeps' estimate {format_duration(est_todo + est_reacher)}" if not kept else ""))
+    elif pr.reacher is not None:
+        log(f"Reacher step off (lejepa reacher --preset {pr.reacher.preset}; --with-reacher adds "
+            f"~{format_duration(pr.reacher.estimate_s)})")
     summary: dict[str, Any] = {"runs": total, "done_before": done_before, "trained": 0, "failed": [],
-                               "skipped": skipped, "estimate_s": est_todo, "planning": 0, "report": None}
+                               "skipped": skipped, "estimate_s": est_todo + est_reacher, "planning": 0,
+                               "reacher": None, "report": None}
     if dry_run:
         for sp in plans.values():
             est = sum(cost[(sp.out_dir, r[0])] for r in sp.runs if r[0] not in sp.done)
             log(f"  {sp.name}: {len(sp.runs)} runs, {len(sp.runs) - len(sp.done)} to train, ~{format_duration(est)}")
+        if rspec is not None:
+            log(f"  {REACHER_DIR}: lejepa reacher all --preset {rspec.preset} --seed {rspec.seed}, "
+                + ("done before" if kept else f"~{format_duration(est_reacher)}")
+                + (f" ({rspec.note})" if rspec.note else ""))
+            summary["reacher"] = "planned"
+            if not kept:
+                from . import reacher as R
+
+                ok, why = R.reacher_available(str(R._device(reacher_config(rspec)["train"]["device"])))
+                if not ok:
+                    log(f"note: the Reacher step would be skipped here: {why}")
         return summary
     ex = make_executor(executor, out, jobs, threads, slurm_opts)
     by_dir = {sp.out_dir: sp for sp in plans.values()}
@@ -466,6 +607,14 @@ def reproduce(preset: str, out: str, *, executor: str = "local", jobs: int = 1, 
             bar.close()
     if pr.planning.get("from"):
         summary["planning"] = len(run_planning(out, plans, pr.planning, log))
+    if rspec is not None:
+        try:
+            summary["reacher"] = run_reacher(out, rspec, log, progress)
+        except Exception as exc:  # noqa: BLE001 - the sweeps' results stay; say what failed and how to resume
+            summary["reacher"] = "failed"
+            summary["failed"].append(f"reacher: {type(exc).__name__}: {exc}")
+            log(f"reacher FAILED ({type(exc).__name__}: {exc}); resume with the same command or "
+                f"lejepa reacher all --preset {rspec.preset} --seed {rspec.seed} --out {os.path.join(out, REACHER_DIR)}")
     if report:
         if importlib.util.find_spec("lejepa_experiments.report") is not None:
             mod = importlib.import_module("lejepa_experiments.report")
@@ -483,6 +632,7 @@ def reproduce(preset: str, out: str, *, executor: str = "local", jobs: int = 1, 
                 f"the results and summaries are in {out}")
     log(f"{summary['trained']} runs trained, {done_before} kept, {len(summary['failed'])} failed"
         + (f", {len(skipped)} sweeps skipped ({', '.join(skipped)})" if skipped else "")
+        + (f", Reacher step {summary['reacher']}" if summary["reacher"] else "")
         + f"; {time.perf_counter() - t0:.0f} s")
     return summary
 
@@ -501,6 +651,11 @@ def _reproduce_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cpus-per-task", type=int, default=None, metavar="C", help="slurm: CPUs (= threads) per job")
     p.add_argument("--array-parallelism", type=int, default=None, metavar="A",
                    help="slurm: at most A array tasks at a time")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--with-reacher", dest="reacher", action="store_const", const=True, default=None,
+                   help="also run the preset's pixel Reacher step into DIR/reacher (quick: adds ~7 min on 2 cores)")
+    g.add_argument("--no-reacher", dest="reacher", action="store_const", const=False,
+                   help="drop the Reacher step (on by default in full and smoke)")
     p.add_argument("--dry-run", action="store_true", help="validate, print the runs and the estimated cost, stop")
     p.add_argument("--no-report", action="store_true", help="do not build the report at the end")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (status lines only)")
@@ -513,7 +668,7 @@ def _reproduce_run(args: argparse.Namespace) -> int:
     try:
         res = reproduce(args.preset, args.out, executor=args.executor, jobs=args.jobs, threads=args.threads,
                         slurm=slurm, dry_run=args.dry_run, report=not args.no_report,
-                        progress=not args.no_progress)
+                        progress=not args.no_progress, reacher=args.reacher)
     except ValueError as exc:
         print(f"lejepa reproduce: error: {exc}", file=sys.stderr)
         return 2
