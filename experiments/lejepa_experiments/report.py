@@ -31,7 +31,7 @@ import math
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from .tables import IDENT_R2, CellStats, cell_stats, group, sort_key
 
@@ -801,6 +801,24 @@ def _bullets(items: list[str]) -> str:
     return "\n".join(f"- {s}" for s in items)
 
 
+def _section_data(sweeps: dict[str, Any], name: str, loader: Callable[[Any], Any], missing: str,
+                  md: list[str], js: dict[str, Any]) -> tuple[Any, Any]:
+    """``(sweep, loader(sweep))`` for the sweep ``name``; ``(sweep or None, None)`` with a skip note in
+    ``md`` and ``js["skipped"]`` when the sweep is missing (``missing`` says what is left out) or the
+    loader refuses it (``ValueError``)."""
+    sw = sweeps[name]
+    if sw is None:
+        md.append(_skip(name, missing))
+        js["skipped"].append(name)
+        return None, None
+    try:
+        return sw, loader(sw)
+    except ValueError as exc:
+        md.append(f"*Skipped: {exc}.*\n")
+        js["skipped"].append(name)
+        return sw, None
+
+
 def build_report(results_dir: str, out_dir: str) -> dict[str, str]:
     """Write ``report.md``, ``report.json`` and the figures (module docstring) for whatever subset
     of the named sweeps exists under ``results_dir``; return {file name: path} of everything written."""
@@ -859,17 +877,7 @@ def build_report(results_dir: str, out_dir: str) -> dict[str, str]:
 
     # gennorm
     md.append("## Generalized-normal latents (Theorem 4.2)\n")
-    sw = sweeps[GENNORM_SWEEP]
-    if sw is None:
-        md.append(_skip(GENNORM_SWEEP, "no R² vs α figure"))
-        js["skipped"].append(GENNORM_SWEEP)
-    else:
-        try:
-            gdata = gennorm_data(sw)
-        except ValueError as exc:
-            gdata = None
-            md.append(f"*Skipped: {exc}.*\n")
-            js["skipped"].append(GENNORM_SWEEP)
+    sw, gdata = _section_data(sweeps, GENNORM_SWEEP, gennorm_data, "no R² vs α figure", md, js)
     if sw is not None and gdata is not None:
         rho = float((sw.config() or {}).get("pair", {}).get("rho", 0.9))
         overlay = uniqueness_overlay(sorted({a for d in gdata.values() for a in d}), rho)
@@ -881,17 +889,7 @@ def build_report(results_dir: str, out_dir: str) -> dict[str, str]:
 
     # lambda, rho
     md.append("## (λ, ρ) grid: collapse threshold and Theorem 4.3\n")
-    sw = sweeps[LAM_RHO_SWEEP]
-    if sw is None:
-        md.append(_skip(LAM_RHO_SWEEP, "no grid tables or heatmaps"))
-        js["skipped"].append(LAM_RHO_SWEEP)
-    else:
-        try:
-            d = lam_rho_data(sw)
-        except ValueError as exc:
-            d = None
-            md.append(f"*Skipped: {exc}.*\n")
-            js["skipped"].append(LAM_RHO_SWEEP)
+    sw, d = _section_data(sweeps, LAM_RHO_SWEEP, lam_rho_data, "no grid tables or heatmaps", md, js)
     if sw is not None and d is not None:
         md.append(lam_rho_tables(d) + "\n")
         md.append(_fig_md(lam_rho_figure(w, d), out_dir) + "\n")
