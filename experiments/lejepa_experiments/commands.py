@@ -209,7 +209,8 @@ def run_training(config: str, run: str, seed: int, out: str, *, preset: str | No
         try:
             state = torch.load(ck_path, map_location="cpu", weights_only=True)
         except Exception as exc:  # truncated or foreign file
-            raise ValueError(f"--resume: {ck_path!r} is corrupt ({exc}); remove it to start over") from None
+            raise ValueError(f"--resume: {ck_path!r} is corrupt ({load_error(exc)}); remove it to start over") \
+                from None
         if not isinstance(state, dict) or state.get("format") != "lejepa-resume-1" or state.get("seed") != seed \
                 or not same_run_config(state.get("config", {}), cfg):
             raise ValueError(f"--resume: {ck_path!r} holds a run with another config or seed; resume with the "
@@ -263,6 +264,17 @@ def run_training(config: str, run: str, seed: int, out: str, *, preset: str | No
     if os.path.exists(ck_path):
         os.unlink(ck_path)
     return result
+
+
+def load_error(exc: BaseException) -> str:
+    """One line saying why ``torch.load`` failed. Torch's own message for a file that is not a
+    checkpoint is a multi-line advice to retry with ``weights_only=False`` (unsafe, and wrong here:
+    the file is damaged or foreign), so that case reads "not a PyTorch checkpoint"."""
+    text = str(exc)
+    if "Weights only load failed" in text or "invalid load key" in text or "failed finding central directory" in text:
+        return "not a PyTorch checkpoint (truncated, damaged or another kind of file)"
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
 
 
 def load_checkpoint(path: str, device: str = "cpu") -> tuple[dict[str, Any], Any, Any]:

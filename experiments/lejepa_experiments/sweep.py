@@ -48,7 +48,7 @@ import sys
 import time
 from typing import Any, Iterator
 
-from .commands import RESUME_SUFFIX, TrainingFailed, atomic_write, run_training
+from .commands import RESUME_SUFFIX, TrainingFailed, atomic_write, load_error, run_training
 from .config import is_safe_name
 
 MAX_NAME_BYTES = 200
@@ -224,7 +224,7 @@ def verify_result(json_path: str, cfg: dict[str, Any], seed: int) -> dict[str, A
     try:
         ck = torch.load(pt_path, map_location="cpu", weights_only=True)
     except Exception as exc:  # truncated, foreign or unreadable file
-        raise _corrupt(pt_path, f"does not load: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
+        raise _corrupt(pt_path, f"does not load: {load_error(exc)}",
                        json_path) from None
     if not isinstance(ck, dict) or ck.get("format") != "lejepa-checkpoint-1" or "encoder" not in ck \
             or "mixing" not in ck:

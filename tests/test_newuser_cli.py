@@ -1,0 +1,66 @@
+"""Issue #13 rerun as a new user would: Ctrl-C is one line (no traceback) and a damaged checkpoint is
+named in one line without torch's advice to retry with ``weights_only=False``."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from lejepa_experiments import cli, commands, engine  # noqa: E402
+
+TINY_YAML = """\
+latent: {dim: 2}
+mixing: {kind: spiral}
+encoder: {width: 8, depth: 2}
+loss: {kind: sigreg, slices: 8}
+train: {steps: 4, batch: 32, log_every: 2, checkpoint_every: 2}
+eval: {size: 128, every: 2}
+runtime: {progress: false, device: cpu}
+"""
+
+
+@pytest.fixture()
+def cfg_file(tmp_path):
+    p = tmp_path / "tiny.yaml"
+    p.write_text(TINY_YAML)
+    return str(p)
+
+
+def _argv(cfg_file, out, *extra):
+    return ["train", "--config", cfg_file, "--run", "r", "--out", str(out), "--no-progress", *extra]
+
+
+def test_ctrl_c_during_training_is_one_line_and_exit_130(cfg_file, tmp_path, monkeypatch, capsys):
+    def interrupted(*_a, **_k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(engine, "train", interrupted)
+    try:
+        rc = cli.main(_argv(cfg_file, tmp_path / "o"))
+    except KeyboardInterrupt:
+        pytest.fail("Ctrl-C escaped lejepa's main as a KeyboardInterrupt traceback")
+    assert rc == 130
+    err = capsys.readouterr().err
+    assert err.startswith("lejepa train: interrupted;") and "--resume" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_corrupt_resume_checkpoint_is_named_in_one_line(cfg_file, tmp_path, capsys):
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / ("r" + commands.RESUME_SUFFIX)).write_bytes(b"garbage")
+    assert cli.main(_argv(cfg_file, out, "--resume")) == 2
+    err = capsys.readouterr().err
+    assert "r.resume.ckpt' is corrupt (not a PyTorch checkpoint" in err
+    assert "weights_only" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("blob", [b"garbage", b"", b"PK\x03\x04truncated zip"])
+def test_load_error_is_one_line_without_unsafe_advice(tmp_path, blob):
+    p = tmp_path / "x.pt"
+    p.write_bytes(blob)
+    with pytest.raises(Exception) as info:
+        torch.load(str(p), map_location="cpu", weights_only=True)
+    msg = commands.load_error(info.value)
+    assert "\n" not in msg and "weights_only" not in msg and msg
