@@ -64,3 +64,13 @@ def test_load_error_is_one_line_without_unsafe_advice(tmp_path, blob):
         torch.load(str(p), map_location="cpu", weights_only=True)
     msg = commands.load_error(info.value)
     assert "\n" not in msg and "weights_only" not in msg and msg
+
+
+def test_reproduce_out_under_a_regular_file_is_one_error_line(tmp_path, capsys):
+    (tmp_path / "afile").write_text("x")
+    try:
+        rc = cli.main(["reproduce", "--preset", "smoke", "--out", str(tmp_path / "afile" / "x"), "--no-progress"])
+    except OSError as exc:
+        pytest.fail(f"lejepa reproduce raised {type(exc).__name__}: {exc}")
+    assert rc == 2
+    assert "lejepa reproduce: error: --out" in capsys.readouterr().err

@@ -407,7 +407,9 @@ def reproduce(preset: str, out: str, *, executor: str = "local", jobs: int = 1, 
         specs.append(s)
     plans = {s.name: prepare_sweep(s, out, create=False) for s in specs}   # validates everything first
     if not dry_run:
-        os.makedirs(out, exist_ok=True)
+        from .commands import check_out_dir
+
+        check_out_dir(out)   # creates it; ValueError naming the reason when it cannot be written
         for sp in plans.values():
             os.makedirs(sp.out_dir, exist_ok=True)
     cost = {}
