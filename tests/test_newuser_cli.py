@@ -3,6 +3,8 @@ named in one line without torch's advice to retry with ``weights_only=False``.""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -74,3 +76,22 @@ def test_reproduce_out_under_a_regular_file_is_one_error_line(tmp_path, capsys):
         pytest.fail(f"lejepa reproduce raised {type(exc).__name__}: {exc}")
     assert rc == 2
     assert "lejepa reproduce: error: --out" in capsys.readouterr().err
+
+
+def test_sweep_into_an_existing_unwritable_sweep_dir_is_one_error_line(cfg_file, tmp_path, monkeypatch, capsys):
+    (tmp_path / "o" / "s").mkdir(parents=True)
+    real_open = os.open
+
+    def no_write(path, flags, *a, **k):   # as on a read-only or immutable directory (root ignores chmod)
+        if str(path).startswith(str(tmp_path / "o" / "s")) and flags & os.O_CREAT:
+            raise PermissionError(1, "Operation not permitted", str(path))
+        return real_open(path, flags, *a, **k)
+
+    monkeypatch.setattr(os, "open", no_write)
+    try:
+        rc = cli.main(["sweep", "--config", cfg_file, "--name", "s", "--out", str(tmp_path / "o"),
+                       "--grid", "train.lr=1e-3,2e-3"])
+    except OSError as exc:
+        pytest.fail(f"lejepa sweep raised {type(exc).__name__}: {exc}")
+    assert rc == 2
+    assert "cannot write the sweep lock" in capsys.readouterr().err

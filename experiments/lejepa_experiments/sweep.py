@@ -150,7 +150,11 @@ def sweep_lock(out_dir: str) -> Iterator[None]:
 
     path = os.path.join(out_dir, LOCK_NAME)
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as exc:   # the sweep directory exists but cannot be written
+            raise ValueError(f"--out: cannot write the sweep lock {path!r}: {exc.strerror or exc}; the sweep "
+                             "directory must be writable") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
