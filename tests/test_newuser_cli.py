@@ -95,3 +95,28 @@ def test_sweep_into_an_existing_unwritable_sweep_dir_is_one_error_line(cfg_file,
         pytest.fail(f"lejepa sweep raised {type(exc).__name__}: {exc}")
     assert rc == 2
     assert "cannot write the sweep lock" in capsys.readouterr().err
+
+
+def test_second_train_onto_the_same_run_started_together_is_refused(cfg_file, tmp_path, capsys):
+    """Two ``lejepa train --run r`` at once both passed the "no result yet" check and the later one
+    silently replaced the other's result (both exit 0); now the run is locked while it trains."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "o"
+    out.mkdir()
+    holder = subprocess.Popen(   # stands in for the first training, holding its run lock
+        [sys.executable, "-c", "import sys\nfrom lejepa_experiments.commands import exclusive_lock\n"
+         f"with exclusive_lock({str(out / '.r.lock')!r}, str):\n    print('locked', flush=True)\n"
+         "    sys.stdin.read()\n"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        assert cli.main(_argv(cfg_file, out)) == 2
+        err = capsys.readouterr().err
+        assert f"is being trained by another lejepa process (pid {holder.pid} on host" in err
+        assert not (out / "r.json").exists() and not (out / "r.pt").exists()
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=60)
+    assert cli.main(_argv(cfg_file, out)) == 0 and (out / "r.json").exists()   # free again afterwards
+    assert not (out / ".r.lock").exists()
