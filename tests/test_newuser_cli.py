@@ -120,3 +120,25 @@ def test_second_train_onto_the_same_run_started_together_is_refused(cfg_file, tm
         holder.wait(timeout=60)
     assert cli.main(_argv(cfg_file, out)) == 0 and (out / "r.json").exists()   # free again afterwards
     assert not (out / ".r.lock").exists()
+
+
+def test_second_reproduce_into_the_same_out_is_refused(tmp_path, capsys):
+    """Two ``lejepa reproduce --out X`` at once trained the same runs side by side and both wrote the
+    summaries; the second is now refused before any training, naming the holder."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "X"
+    out.mkdir()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys\nfrom lejepa_experiments.commands import exclusive_lock\n"
+         f"with exclusive_lock({str(out / '.reproduce.lock')!r}, str):\n    print('locked', flush=True)\n"
+         "    sys.stdin.read()\n"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        assert cli.main(["reproduce", "--preset", "smoke", "--out", str(out), "--no-progress", "--no-report"]) == 2
+        assert f"is in use by another lejepa reproduce (pid {holder.pid} on host" in capsys.readouterr().err
+        assert not list(out.rglob("*.json"))                      # nothing trained
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=60)
