@@ -244,9 +244,10 @@ def test_result_files_follow_the_umask(cfg_file, tmp_path, mask):
         assert (tmp_path / "o" / f).stat().st_mode & 0o777 == 0o666 & ~mask
 
 
-@pytest.mark.parametrize("text", ["", "# only a comment\n", "\n\n"])
-def test_empty_config_file_is_refused(tmp_path, text):
-    p = tmp_path / "empty.yaml"
+@pytest.mark.parametrize("text,suffix", [("", ".yaml"), ("# only a comment\n", ".yaml"), ("\n\n", ".yaml"),
+                                         ("{}", ".yaml"), ("{}\n", ".json")])
+def test_empty_config_file_is_refused(tmp_path, text, suffix):
+    p = tmp_path / f"empty{suffix}"
     p.write_text(text)
     with pytest.raises(ValueError, match="is empty"):
         load_config(str(p))

@@ -109,7 +109,7 @@ def _checkpoint_rows(ckdir: str) -> list[CheckRow]:
     """Rows for every ``*.pt`` training checkpoint under ``ckdir`` (recursive): two per checkpoint
     that loads, one failing row (naming the file and the reason) per checkpoint that does not,
     one failing row if ``ckdir`` is missing or holds no checkpoint."""
-    from .commands import load_checkpoint
+    from .commands import load_checkpoint, load_error
     from .metrics import MAX_BOOTSTRAP_DIM
 
     if not os.path.isdir(ckdir):
@@ -125,7 +125,7 @@ def _checkpoint_rows(ckdir: str) -> list[CheckRow]:
         try:
             cfg, mix, enc = load_checkpoint(p)
         except Exception as exc:  # noqa: BLE001 - a bad file is its own failing row
-            out.append(_fail_row(f"{rel}: could not be loaded", f"{type(exc).__name__}: {exc}"))
+            out.append(_fail_row(f"{rel}: could not be loaded", load_error(exc)))
             continue
         if cfg["latent"]["dist"] != "gaussian" or cfg["latent"]["dim"] > MAX_BOOTSTRAP_DIM:
             skipped.append(rel)

@@ -176,6 +176,10 @@ def main(argv: list[str] | None = None) -> int:
         return run(args)
     except ModuleNotFoundError as exc:
         return _missing_extra(args.command, exc)
+    except KeyboardInterrupt:   # Ctrl-C: one line, not a traceback; finished results are on disk already
+        print(f"lejepa {args.command}: interrupted; finished results are kept (a sweep or reproduce resumes "
+              "when rerun; a train run with train.checkpoint_every > 0 continues with --resume)", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -33,12 +33,16 @@ Torch is imported only when the command runs.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import json
 import os
 import shutil
+import socket
 import sys
 import tempfile
-from typing import IO, Any, Callable
+import time
+from typing import IO, Any, Callable, Iterator
 
 RESUME_SUFFIX = ".resume.ckpt"
 """Suffix of the periodic resume checkpoint beside a run's result pair (not ``.pt``, so that
@@ -178,6 +182,27 @@ def run_training(config: str, run: str, seed: int, out: str, *, preset: str | No
                  overrides: list[str] | None = None, progress: bool | None = None,
                  time_limit_s: float | None = None, overwrite: bool = False,
                  resume: bool = False) -> dict[str, Any]:
+    """:func:`_run_training` holding the lock ``out/.run.lock``, so that two ``lejepa train`` with the
+    same ``--out`` and ``--run`` started together cannot both pass the "no result yet" check and
+    then overwrite each other: the second is refused, naming the holder."""
+    _check_name(run)
+    with contextlib.suppress(OSError):   # else _run_training names the reason (check_out_dir)
+        os.makedirs(out, exist_ok=True)
+    if not os.path.isdir(out):
+        return _run_training(config, run, seed, out, preset=preset, overrides=overrides, progress=progress,
+                             time_limit_s=time_limit_s, overwrite=overwrite, resume=resume)
+    path = os.path.join(out, f".{run}.lock")
+    with exclusive_lock(path, lambda holder: (
+            f"--run {run!r} in {out!r} is being trained by another lejepa process ({holder}; lock file "
+            f"{path!r}); wait for it to finish or choose another --run"), what="the run lock"):
+        return _run_training(config, run, seed, out, preset=preset, overrides=overrides, progress=progress,
+                             time_limit_s=time_limit_s, overwrite=overwrite, resume=resume)
+
+
+def _run_training(config: str, run: str, seed: int, out: str, *, preset: str | None = None,
+                  overrides: list[str] | None = None, progress: bool | None = None,
+                  time_limit_s: float | None = None, overwrite: bool = False,
+                  resume: bool = False) -> dict[str, Any]:
     """Validate, train, write ``out/run.json`` and ``out/run.pt``; return the result dict.
 
     Raises ``ValueError`` for bad input, an unwritable ``out``, an existing result without
@@ -209,7 +234,8 @@ def run_training(config: str, run: str, seed: int, out: str, *, preset: str | No
         try:
             state = torch.load(ck_path, map_location="cpu", weights_only=True)
         except Exception as exc:  # truncated or foreign file
-            raise ValueError(f"--resume: {ck_path!r} is corrupt ({exc}); remove it to start over") from None
+            raise ValueError(f"--resume: {ck_path!r} is corrupt ({load_error(exc)}); remove it to start over") \
+                from None
         if not isinstance(state, dict) or state.get("format") != "lejepa-resume-1" or state.get("seed") != seed \
                 or not same_run_config(state.get("config", {}), cfg):
             raise ValueError(f"--resume: {ck_path!r} holds a run with another config or seed; resume with the "
@@ -263,6 +289,60 @@ def run_training(config: str, run: str, seed: int, out: str, *, preset: str | No
     if os.path.exists(ck_path):
         os.unlink(ck_path)
     return result
+
+
+@contextlib.contextmanager
+def exclusive_lock(path: str, busy: Callable[[str], str], what: str = "the lock file") -> Iterator[None]:
+    """Hold an exclusive ``fcntl.flock`` on the file ``path`` (non-blocking); ``ValueError(busy(holder))``
+    if another process (or another holder in this one) has it, ``holder`` being the pid, host and start
+    time written in the file. The file is removed on release; a contender that locked a file removed
+    meanwhile retries on the new one. Used for a sweep directory and for one ``lejepa train --run``."""
+    import fcntl
+
+    while True:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as exc:   # the sweep directory exists but cannot be written
+            raise ValueError(f"--out: cannot write {what} {path!r}: {exc.strerror or exc}; the "
+                             "directory must be writable") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                os.close(fd)
+                raise
+            try:
+                holder = os.read(fd, 4096).decode("utf-8", "replace").strip()
+            finally:
+                os.close(fd)
+            raise ValueError(busy(holder or "holder not yet recorded")) from None
+        try:
+            same = os.fstat(fd).st_ino == os.stat(path).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)   # the previous holder removed the file between our open and flock
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, f"pid {os.getpid()} on host {socket.gethostname()} since "
+                     f"{time.strftime('%Y-%m-%d %H:%M:%S %z')}\n".encode())
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        os.close(fd)
+
+
+def load_error(exc: BaseException) -> str:
+    """One line saying why ``torch.load`` failed. Torch's own message for a file that is not a
+    checkpoint is a multi-line advice to retry with ``weights_only=False`` (unsafe, and wrong here:
+    the file is damaged or foreign), so that case reads "not a PyTorch checkpoint"."""
+    text = str(exc)
+    if "Weights only load failed" in text or "invalid load key" in text or "failed finding central directory" in text:
+        return "not a PyTorch checkpoint (truncated, damaged or another kind of file)"
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
 
 
 def load_checkpoint(path: str, device: str = "cpu") -> tuple[dict[str, Any], Any, Any]:

@@ -193,7 +193,7 @@ def load_config(path: str | os.PathLike[str], preset: str | None = None,
             raw = _parse_text(f.read(), path)
         except Exception as exc:  # yaml/json parse error
             raise ValueError(f"config file {path!r} could not be parsed: {exc}") from None
-    if raw is None:  # an empty file (or only comments) would silently mean the full default run
+    if raw is None or raw == {}:  # empty file, only comments, or `{}`: silently the full default run
         raise ValueError(f"config file {path!r} is empty; give at least one setting (the defaults alone "
                          "are a 20 000-step run)")
     if not isinstance(raw, dict):

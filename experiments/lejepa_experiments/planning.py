@@ -114,14 +114,14 @@ def reps_from_checkpoint(path: str, device: str = "cpu") -> tuple[dict[str, Rep]
     """``(reps, dim, config)`` for a ``lejepa train`` checkpoint: oracle, encoder ``h(g(z))``, observation ``g(z)``."""
     import torch
 
-    from .commands import load_checkpoint
+    from .commands import load_checkpoint, load_error
 
     try:
         cfg, mix, enc = load_checkpoint(path, device)
     except ValueError:
         raise
     except Exception as exc:  # torch.load on a file that is not a checkpoint: pickle/zip/IO errors
-        raise ValueError(f"{path!r} could not be loaded as a lejepa checkpoint: {type(exc).__name__}: {exc}") from None
+        raise ValueError(f"{path!r} could not be loaded as a lejepa checkpoint: {load_error(exc)}") from None
     reps: dict[str, Rep] = {"oracle": lambda z: z,
                             "encoder": lambda z: enc(mix(z.to(torch.float32))),
                             "observation": lambda z: mix(z.to(torch.float32))}

@@ -265,11 +265,7 @@ def prerender(out: str, cfg: dict[str, Any], seed: int, progress: bool = True) -
                 "chunks": {k: _chunks(dcfg, k) for k in DATASETS}, "env": "dm_control reacher-hard, fixed target",
                 "versions": _versions()}
     if os.path.exists(mpath):
-        with open(mpath, encoding="utf-8") as f:
-            old = json.load(f)
-        if old.get("settings") != dcfg or old.get("seed") != seed:
-            raise ValueError(f"{ddir} holds frames rendered with other settings or seed "
-                             f"(seed {old.get('seed')}); use a new --out or the same preset and seed")
+        check_manifest(out, cfg, seed)
     else:
         atomic_write(mpath, lambda f: json.dump(manifest, f, indent=2))
     todo = [(k, i, n) for k in DATASETS for i, n in enumerate(_chunks(dcfg, k))
@@ -333,7 +329,42 @@ def _versions() -> dict[str, str]:
 def _device(name: str) -> Any:
     from .engine import resolve_device
 
-    return resolve_device(name)
+    try:
+        return resolve_device(name)
+    except RuntimeError as exc:   # torch.device("nonsense")
+        raise ValueError(f"--device {name!r} is not a torch device (auto, cpu, cuda, cuda:N): "
+                         f"{str(exc).splitlines()[0]}") from None
+
+
+def _load_ck(path: str, device: Any = "cpu") -> Any:
+    """``torch.load`` of a reacher encoder; a damaged file is a ValueError naming it."""
+    import torch
+
+    from .commands import load_error
+
+    try:
+        return torch.load(path, map_location=device, weights_only=True)
+    except Exception as exc:  # truncated, foreign or unreadable file
+        raise ValueError(f"{path!r} is corrupt ({load_error(exc)}); remove it and rerun "
+                         "`lejepa reacher train` (it retrains that encoder)") from None
+
+
+def check_manifest(out: str, cfg: dict[str, Any], seed: int) -> None:
+    """ValueError when ``out/data`` holds frames rendered with other settings or another seed (the
+    train and plan stages would otherwise mix them with this preset and seed)."""
+    mpath = os.path.join(out, "data", "manifest.json")
+    if not os.path.exists(mpath):
+        return
+    try:
+        with open(mpath, encoding="utf-8") as f:
+            old = json.load(f)
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{mpath!r} could not be read ({exc}); remove {os.path.dirname(mpath)!r} to "
+                         "prerender again") from None
+    if not isinstance(old, dict) or old.get("settings") != cfg["data"] or old.get("seed") != seed:
+        seen = old.get("seed") if isinstance(old, dict) else None
+        raise ValueError(f"{os.path.dirname(mpath)} holds frames rendered with other settings or seed "
+                         f"(seed {seen}); use a new --out or the same preset and seed")
 
 
 def train_encoder(x: Any, cfg: dict[str, Any], seed: int, device: Any, progress: bool = True) -> tuple[Any, dict]:
@@ -386,13 +417,12 @@ def embed(enc: Any, x: Any, batch: int = 512) -> Any:
 
 
 def _load_encoder(path: str, device: Any) -> tuple[Any, dict[str, Any]]:
-    import torch
 
     from .models import ConvEncoder
 
     if not os.path.exists(path):
         raise ValueError(f"no encoder at {path!r}: run `lejepa reacher train` first")
-    ck = torch.load(path, map_location=device, weights_only=True)
+    ck = _load_ck(path, device)
     if not isinstance(ck, dict) or ck.get("format") != "lejepa-reacher-encoder-1":
         raise ValueError(f"{path!r} is not a lejepa reacher encoder")
     ec = ck["encoder_cfg"]
@@ -416,7 +446,7 @@ def train_all(out: str, cfg: dict[str, Any], seed: int, progress: bool = True) -
         path = os.path.join(out, f"{k}.pt")
         key = {"encoder_cfg": cfg["encoder"], "train_cfg": cfg["train"], "data_cfg": cfg["data"], "seed": seed}
         if os.path.exists(path):
-            ck = torch.load(path, map_location="cpu", weights_only=True)
+            ck = _load_ck(path)
             if isinstance(ck, dict) and all(ck.get(a) == b for a, b in key.items()):
                 info[k] = ck["info"]
                 continue
@@ -514,7 +544,15 @@ def run_plan(out: str, cfg: dict[str, Any], seed: int, progress: bool = True) ->
     torch.set_num_threads(cfg["train"]["threads"])
     device = _device(cfg["train"]["device"])
     pc, dcfg = cfg["plan"], cfg["data"]
-    encs = {k: _load_encoder(os.path.join(out, f"{k}.pt"), device)[0] for k in ENCODED}
+    encs = {}
+    for k in ENCODED:
+        path = os.path.join(out, f"{k}.pt")
+        encs[k], ck = _load_encoder(path, device)
+        drop_dev = {a: b for a, b in cfg["train"].items() if a != "device"}   # planning may run elsewhere
+        if ck.get("seed") != seed or ck.get("encoder_cfg") != cfg["encoder"] or ck.get("data_cfg") != cfg["data"] \
+                or {a: b for a, b in (ck.get("train_cfg") or {}).items() if a != "device"} != drop_dev:
+            raise ValueError(f"{path!r} was trained with other settings or seed (seed {ck.get('seed')}); rerun "
+                             "`lejepa reacher train` with this preset and seed, or plan with the ones it was trained with")
     if pc["shear"] is not None:
         encs["ou_shear"] = _sheared(encs["ou"], pc["shear"])
     xe, ze = load_dataset(out, "eval")
@@ -699,14 +737,15 @@ def run(args: argparse.Namespace) -> int:
     try:
         if isinstance(args.seed, bool) or args.seed < 0:
             raise ValueError(f"--seed must be an integer >= 0, got {args.seed!r}")
-        if os.path.exists(args.out) and not os.path.isdir(args.out):
-            raise ValueError(f"--out {args.out!r} exists and is not a directory")
         dev = str(_device(cfg["train"]["device"]))
         ok, why = reacher_available(dev)
         if not ok:
             print(f"lejepa reacher: {why}", file=sys.stderr)
             return 3
-        os.makedirs(args.out, exist_ok=True)
+        from .commands import check_out_dir
+
+        check_out_dir(args.out)   # creates it; names the reason when it cannot be written
+        check_manifest(args.out, cfg, args.seed)
         progress = not args.no_progress
         if args.stage in ("prerender", "all"):
             prerender(args.out, cfg, args.seed, progress)

@@ -824,9 +824,9 @@ def build_report(results_dir: str, out_dir: str) -> dict[str, str]:
     of the named sweeps exists under ``results_dir``; return {file name: path} of everything written."""
     if not os.path.isdir(results_dir):
         raise ValueError(f"results directory {results_dir!r} does not exist")
-    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
-        raise ValueError(f"--out {out_dir!r} exists and is not a directory")
-    os.makedirs(out_dir, exist_ok=True)
+    from .commands import check_out_dir
+
+    check_out_dir(out_dir)   # creates it; ValueError naming the reason when it cannot be written
     w = _Writer(out_dir)
     sweeps = {name: load_sweep(results_dir, name) for name in ALL_SWEEPS}
     md: list[str] = [f"# Reproduction report\n\nResults: `{os.path.abspath(results_dir)}`. Sweeps found: "
@@ -953,6 +953,14 @@ def _report_run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"lejepa report: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:   # a write failing mid-way (disk full, permissions changed)
+        print(f"lejepa report: error: could not write the report under {args.out!r}: "
+              f"{exc.strerror or exc}{f' ({exc.filename})' if exc.filename else ''}", file=sys.stderr)
+        return 2
+    if not any(load_sweep(args.results_dir, name) is not None for name in ALL_SWEEPS):
+        print(f"lejepa report: note: no sweep of the paper's ({', '.join(ALL_SWEEPS[:3])}, ...) found under "
+              f"{args.results_dir!r}; every sweep section says 'Skipped' (lejepa reproduce --out writes them)",
+              file=sys.stderr)
     print(f"wrote {len(paths)} files; see {paths['report.md']}")
     return 0
 

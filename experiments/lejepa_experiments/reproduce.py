@@ -32,6 +32,7 @@ writes the figures and tables, when that module is installed.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import importlib.util
 import json
@@ -491,7 +492,18 @@ def reproduce(preset: str, out: str, *, executor: str = "local", jobs: int = 1, 
     preset's Reacher step (True, ``--with-reacher``), drop it (False, ``--no-reacher``) or follow its
     ``default`` (None). Returns ``{"runs", "done_before", "trained", "failed", "skipped", "estimate_s",
     "planning", "reacher", "report"}`` (``reacher``: None when off, else ``"planned"`` on a dry run,
-    ``"kept"``, ``"skipped"``, ``"done"`` or ``"failed"``)."""
+    ``"kept"``, ``"skipped"``, ``"done"`` or ``"failed"``). ``out/.reproduce.lock`` is held from the
+    first write on: a second reproduce into the same ``out`` is refused, naming the holder (two at
+    once trained the same runs and wrote the same summaries)."""
+    with contextlib.ExitStack() as stack:
+        return _reproduce(preset, out, stack, executor=executor, jobs=jobs, threads=threads, slurm=slurm,
+                          dry_run=dry_run, report=report, progress=progress, log=log, reacher=reacher)
+
+
+def _reproduce(preset: str, out: str, stack: contextlib.ExitStack, *, executor: str = "local", jobs: int = 1,
+               threads: int | None = None, slurm: dict[str, Any] | None = None, dry_run: bool = False,
+               report: bool = True, progress: bool = True,
+               log: Callable[[str], None] | None = None, reacher: bool | None = None) -> dict[str, Any]:
     if log is None:
         def log(line: str) -> None:
             print(line, flush=True)     # status lines appear as runs finish, also when piped to a file
@@ -526,7 +538,13 @@ def reproduce(preset: str, out: str, *, executor: str = "local", jobs: int = 1, 
         specs.append(s)
     plans = {s.name: prepare_sweep(s, out, create=False) for s in specs}   # validates everything first
     if not dry_run:
-        os.makedirs(out, exist_ok=True)
+        from .commands import check_out_dir, exclusive_lock
+
+        check_out_dir(out)   # creates it; ValueError naming the reason when it cannot be written
+        lock = os.path.join(out, ".reproduce.lock")
+        stack.enter_context(exclusive_lock(lock, lambda holder: (
+            f"--out {out!r} is in use by another lejepa reproduce ({holder}; lock file {lock!r}); wait for it "
+            "to finish (rerunning afterwards resumes) or choose another --out"), what="the reproduce lock"))
         for sp in plans.values():
             os.makedirs(sp.out_dir, exist_ok=True)
     cost = {}

@@ -38,17 +38,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
-import errno
 import io
 import itertools
 import json
 import os
-import socket
 import sys
-import time
 from typing import Any, Iterator
 
-from .commands import RESUME_SUFFIX, TrainingFailed, atomic_write, run_training
+from .commands import RESUME_SUFFIX, TrainingFailed, atomic_write, exclusive_lock, load_error, run_training
 from .config import is_safe_name
 
 MAX_NAME_BYTES = 200
@@ -146,40 +143,11 @@ def sweep_lock(out_dir: str) -> Iterator[None]:
     """Hold an exclusive ``fcntl.flock`` on ``out_dir/.lock`` (non-blocking); ``ValueError`` naming the
     holder (pid, host, start time as written in the file) if another process holds it. The file is
     removed on release; a contender that locked a file removed meanwhile retries on the new one."""
-    import fcntl
-
     path = os.path.join(out_dir, LOCK_NAME)
-    while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                os.close(fd)
-                raise
-            try:
-                holder = os.read(fd, 4096).decode("utf-8", "replace").strip()
-            finally:
-                os.close(fd)
-            raise ValueError(f"sweep directory {out_dir!r} is in use by another lejepa sweep "
-                             f"({holder or 'holder not yet recorded'}; lock file {path!r}); wait for it "
-                             "to finish or give this sweep another --name") from None
-        try:
-            same = os.fstat(fd).st_ino == os.stat(path).st_ino
-        except FileNotFoundError:
-            same = False
-        if same:
-            break
-        os.close(fd)   # the previous holder removed the file between our open and flock
-    try:
-        os.ftruncate(fd, 0)
-        os.write(fd, f"pid {os.getpid()} on host {socket.gethostname()} since "
-                     f"{time.strftime('%Y-%m-%d %H:%M:%S %z')}\n".encode())
+    with exclusive_lock(path, lambda holder: (
+            f"sweep directory {out_dir!r} is in use by another lejepa sweep ({holder}; lock file {path!r}); "
+            "wait for it to finish or give this sweep another --name"), what="the sweep lock"):
         yield
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(path)
-        os.close(fd)
 
 
 def _corrupt(path: str, why: str, partner: str) -> ValueError:
@@ -224,7 +192,7 @@ def verify_result(json_path: str, cfg: dict[str, Any], seed: int) -> dict[str, A
     try:
         ck = torch.load(pt_path, map_location="cpu", weights_only=True)
     except Exception as exc:  # truncated, foreign or unreadable file
-        raise _corrupt(pt_path, f"does not load: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
+        raise _corrupt(pt_path, f"does not load: {load_error(exc)}",
                        json_path) from None
     if not isinstance(ck, dict) or ck.get("format") != "lejepa-checkpoint-1" or "encoder" not in ck \
             or "mixing" not in ck:
