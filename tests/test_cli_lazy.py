@@ -131,3 +131,11 @@ def test_a_new_subcommand_is_one_table_entry(tmp_path, monkeypatch, capsys) -> N
     with pytest.raises(SystemExit):
         cli.main(["--help"])
     assert "a demo" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", sorted(cli.SUBCOMMANDS))
+def test_every_subcommand_help_imports_no_torch(name: str) -> None:
+    r = _lejepa(name, "--help", block_torch=False)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("usage: lejepa " + name)
+    assert r.stderr.strip().endswith("NO_TORCH"), f"`lejepa {name} --help` imported torch"

@@ -17,6 +17,7 @@ import math
 import os
 from typing import Any, Callable
 
+from ._checks import is_safe_name
 from .data import LATENTS, MIXINGS, PAIRS
 from .models import ACTIVATIONS, ENCODERS
 
@@ -78,11 +79,6 @@ def _bool(v: Any) -> bool:
     if not isinstance(v, bool):
         raise TypeError("true or false")
     return v
-
-
-def is_safe_name(v: Any) -> bool:
-    """A non-empty string usable as a file name stem: no path separators or NUL, not hidden."""
-    return isinstance(v, str) and bool(v) and not any(c in v for c in "/\\\0") and not v.startswith(".")
 
 
 def _name(v: Any) -> str:

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .commands import atomic_write
-from .config import is_safe_name
+from ._checks import is_safe_name
 from .report import REACHER_DIR  # the Reacher step's folder under DIR (lejepa reacher --out), read by the report
 
 PRESET_DIR = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "configs", "reproduce"))

@@ -46,7 +46,7 @@ import sys
 from typing import Any, Iterator
 
 from .commands import RESUME_SUFFIX, TrainingFailed, atomic_write, exclusive_lock, load_error, run_training
-from .config import is_safe_name
+from ._checks import is_safe_name
 
 MAX_NAME_BYTES = 200
 """Longest run name (file names get ``.json``/``.pt`` and temporary-file affixes; the limit is 255)."""
