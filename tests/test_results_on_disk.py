@@ -120,7 +120,7 @@ def test_sweep_cli_exit_status_1_lists_failures(cfg_file, tmp_path, nan_at_lam, 
     nan_at_lam.add(0.2)
     rc = cli.main(["sweep", "--config", cfg_file, "--name", "g", "--out", str(tmp_path), "--grid", "loss.lam=0.2,0.1"])
     out = capsys.readouterr().out
-    assert rc == 1 and "1 runs; summary in" in out and "1 failed" in out and "Traceback" not in out
+    assert rc == 1 and "2 runs, 1 finished; summary in" in out and "1 failed" in out and "Traceback" not in out
 
 
 def test_train_non_finite_loss_one_line_error_and_record(cfg_file, tmp_path, nan_at_lam, capsys):

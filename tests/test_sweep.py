@@ -107,7 +107,7 @@ def test_sweep_rejects_bad_input(cfg_file, tmp_path, grid, seeds, needle):
 def test_sweep_cli_exit_status(cfg_file, tmp_path, capsys):
     out = str(tmp_path / "out")
     assert cli.main(["sweep", "--config", cfg_file, "--name", "g", "--out", out, "--grid", "loss.lam=0.05"]) == 0
-    assert "1 runs; summary in" in capsys.readouterr().out
+    assert "1 runs, 1 finished; summary in" in capsys.readouterr().out
     assert cli.main(["sweep", "--config", cfg_file, "--name", "g", "--out", out, "--grid", "loss.nope=1"]) == 2
     assert "unknown config key 'loss.nope'" in capsys.readouterr().err
 

@@ -332,6 +332,7 @@ def _sweep_run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"lejepa sweep: error: {exc}", file=sys.stderr)
         return 2
-    print(f"{len(rows)} runs; summary in {os.path.join(args.out, args.name)}/summary.csv"
-          + (f"; {len(rows.failures)} failed (records in their <run>.json)" if rows.failures else ""))
+    nf = len(rows.failures)
+    print(f"{len(rows) + nf} runs, {len(rows)} finished; summary in {os.path.join(args.out, args.name)}/summary.csv"
+          + (f"; {nf} failed (records in their <run>.json)" if nf else ""))
     return 1 if rows.failures else 0
