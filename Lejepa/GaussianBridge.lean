@@ -62,4 +62,132 @@ theorem integral_integral_hermiteMulti_ou {ρ σ : ℝ} (hσ : σ ^ 2 = 1 - ρ ^
     rfl
   · rw [if_neg (fun h' : (⇑α : Fin n → ℕ) = ⇑β => h (DFunLike.ext' h')), if_neg h]
 
+/-! ## Integrability and the mean of the evaluated encoder -/
+
+/-- A polynomial is integrable under `gaussianReal 0 1`: by `gaussianReal_of_var_ne_zero` the
+measure has density `gaussianPDF 0 1`, and `φ · p` is Lebesgue integrable
+(`Lejepa.Gaussian.integrable_pdf_mul_eval`). -/
+theorem integrable_eval_gaussianReal (p : Polynomial ℝ) :
+    Integrable (fun x => p.eval x) (gaussianReal 0 1) := by
+  have hv : gaussianReal 0 1 = (volume : Measure ℝ).withDensity (gaussianPDF 0 1) :=
+    gaussianReal_of_var_ne_zero 0 one_ne_zero
+  have hx : ∀ x : ℝ, gaussianPDFReal 0 1 x * p.eval x =
+      (gaussianPDF 0 1 x).toReal • p.eval x := by
+    intro x
+    rw [toReal_gaussianPDF, smul_eq_mul]
+  rw [hv]
+  exact (integrable_withDensity_iff_integrable_smul' (measurable_gaussianPDF 0 1)
+    (ae_of_all _ fun _ => gaussianPDF_lt_top)).mpr
+    ((integrable_pdf_mul_eval p).congr (ae_of_all _ hx))
+
+/-- `He_α` is integrable under `N(0, Iₙ)` (a product of one-coordinate polynomials,
+`Integrable.fintype_prod`). -/
+theorem integrable_hermiteMulti (α : Fin n →₀ ℕ) :
+    Integrable (fun z => Lejepa.Hermite.hermiteMulti α z)
+      (Measure.pi fun _ : Fin n => gaussianReal 0 1) :=
+  Integrable.fintype_prod
+    (f := fun j (x : ℝ) => Polynomial.eval x (Lejepa.Hermite.hermiteR (α j)))
+    (fun j => integrable_eval_gaussianReal (Lejepa.Hermite.hermiteR (α j)))
+
+/-- `He_α He_β` as one product over coordinates: `∏_j (He_{α j} He_{β j})(z j)`. -/
+theorem prod_eval_mul_eq_hermiteMulti_mul (α β : Fin n →₀ ℕ) (z : Fin n → ℝ) :
+    ∏ j, Polynomial.eval (z j) (Lejepa.Hermite.hermiteR (α j) * Lejepa.Hermite.hermiteR (β j)) =
+      Lejepa.Hermite.hermiteMulti α z * Lejepa.Hermite.hermiteMulti β z := by
+  calc ∏ j, Polynomial.eval (z j)
+        (Lejepa.Hermite.hermiteR (α j) * Lejepa.Hermite.hermiteR (β j))
+      = ∏ j, Polynomial.eval (z j) (Lejepa.Hermite.hermiteR (α j)) *
+          Polynomial.eval (z j) (Lejepa.Hermite.hermiteR (β j)) :=
+        Finset.prod_congr rfl fun j _ => Polynomial.eval_mul
+    _ = (∏ j, Polynomial.eval (z j) (Lejepa.Hermite.hermiteR (α j))) *
+          ∏ j, Polynomial.eval (z j) (Lejepa.Hermite.hermiteR (β j)) :=
+        Finset.prod_mul_distrib
+    _ = Lejepa.Hermite.hermiteMulti α z * Lejepa.Hermite.hermiteMulti β z := rfl
+
+/-- `He_α He_β` is integrable under `N(0, Iₙ)`. -/
+theorem integrable_hermiteMulti_mul (α β : Fin n →₀ ℕ) :
+    Integrable (fun z => Lejepa.Hermite.hermiteMulti α z * Lejepa.Hermite.hermiteMulti β z)
+      (Measure.pi fun _ : Fin n => gaussianReal 0 1) := by
+  have h : Integrable (fun z : Fin n → ℝ => ∏ j, Polynomial.eval (z j)
+      (Lejepa.Hermite.hermiteR (α j) * Lejepa.Hermite.hermiteR (β j)))
+      (Measure.pi fun _ : Fin n => gaussianReal 0 1) :=
+    Integrable.fintype_prod
+      (f := fun j (x : ℝ) =>
+        Polynomial.eval x (Lejepa.Hermite.hermiteR (α j) * Lejepa.Hermite.hermiteR (β j)))
+      (fun j => integrable_eval_gaussianReal
+        (Lejepa.Hermite.hermiteR (α j) * Lejepa.Hermite.hermiteR (β j)))
+  exact h.congr (ae_of_all _ (prod_eval_mul_eq_hermiteMulti_mul α β))
+
+/-- `He_0 = 1`. -/
+theorem hermiteMulti_zero (z : Fin n → ℝ) : Lejepa.Hermite.hermiteMulti 0 z = 1 := by
+  have h : ∀ j : Fin n,
+      Polynomial.eval (z j) (Lejepa.Hermite.hermiteR ((0 : Fin n →₀ ℕ) j)) = 1 := by
+    intro j
+    rw [Finsupp.zero_apply, hermiteR_eq_hermiteReal, hermiteReal_zero, Polynomial.eval_one]
+  exact Finset.prod_eq_one fun j _ => h j
+
+/-- `0! = 1` for the zero multi-index. -/
+theorem mfact_zero : Lejepa.Hermite.mfact (0 : Fin n →₀ ℕ) = 1 := by
+  have h : ∀ j : Fin n, (((0 : Fin n →₀ ℕ) j).factorial : ℝ) = 1 := by
+    intro j
+    rw [Finsupp.zero_apply, Nat.factorial_zero, Nat.cast_one]
+  exact Finset.prod_eq_one fun j _ => h j
+
+/-- `E[He_α(z)] = [α = 0]` under `N(0, Iₙ)` (orthogonality against `He_0 = 1`). -/
+theorem integral_hermiteMulti (α : Fin n →₀ ℕ) :
+    ∫ z, Lejepa.Hermite.hermiteMulti α z ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) =
+      if α = 0 then 1 else 0 := by
+  have hx : ∀ z : Fin n → ℝ, Lejepa.Hermite.hermiteMulti α z =
+      Lejepa.Hermite.hermiteMulti α z * Lejepa.Hermite.hermiteMulti 0 z := by
+    intro z
+    rw [hermiteMulti_zero, mul_one]
+  calc ∫ z, Lejepa.Hermite.hermiteMulti α z ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1)
+      = ∫ z, Lejepa.Hermite.hermiteMulti α z * Lejepa.Hermite.hermiteMulti 0 z
+          ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) :=
+        integral_congr_ae (ae_of_all _ hx)
+    _ = if α = 0 then Lejepa.Hermite.mfact 0 else 0 := integral_hermiteMulti_mul α 0
+    _ = if α = 0 then 1 else 0 := by rw [mfact_zero]
+
+/-- Each component of the evaluated encoder is integrable under `N(0, Iₙ)`. -/
+theorem integrable_encoderEval (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (i : Fin n) :
+    Integrable (fun z => Lejepa.Hermite.encoderEval c z i)
+      (Measure.pi fun _ : Fin n => gaussianReal 0 1) :=
+  integrable_finsetSum (c i).support
+    (f := fun α z => c i α * Lejepa.Hermite.hermiteMulti α z)
+    (fun α _ => (integrable_hermiteMulti α).const_mul (c i α))
+
+/-- `∑_{α ∈ s} c_α [α = 0] = c_0` when `c_α = 0` off `s`. -/
+theorem sum_mul_ite_zero (c : (Fin n →₀ ℕ) →₀ ℝ) :
+    ∑ α ∈ c.support, c α * (if α = 0 then (1 : ℝ) else 0) = c 0 := by
+  calc ∑ α ∈ c.support, c α * (if α = 0 then (1 : ℝ) else 0)
+      = ∑ α ∈ c.support, (if α = 0 then c α else 0) :=
+        Finset.sum_congr rfl fun α _ => by rw [mul_ite, mul_one, mul_zero]
+    _ = if (0 : Fin n →₀ ℕ) ∈ c.support then c 0 else 0 :=
+        Finset.sum_ite_eq' c.support 0 (fun α => c α)
+    _ = c 0 := by
+        by_cases h0 : (0 : Fin n →₀ ℕ) ∈ c.support
+        · rw [if_pos h0]
+        · rw [if_neg h0]
+          exact (Finsupp.notMem_support_iff.mp h0).symm
+
+/-- **The mean of the coefficient model is the Gaussian mean of the evaluated encoder**:
+`E h_i(z) = mean c i` (`= c i 0`) for `z ~ N(0, Iₙ)`, i.e.
+`∫ encoderEval c z i dγⁿ(z) = Lejepa.Hermite.mean c i`. Proof: the integral of the finite sum
+`∑_α c i α He_α` is the sum of the integrals, and `E He_α = [α = 0]`. -/
+theorem integral_encoderEval (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (i : Fin n) :
+    ∫ z, Lejepa.Hermite.encoderEval c z i ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) =
+      Lejepa.Hermite.mean c i := by
+  calc ∫ z, Lejepa.Hermite.encoderEval c z i ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1)
+      = ∫ z, ∑ α ∈ (c i).support, c i α * Lejepa.Hermite.hermiteMulti α z
+          ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) := rfl
+    _ = ∑ α ∈ (c i).support, ∫ z, c i α * Lejepa.Hermite.hermiteMulti α z
+          ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) :=
+        integral_finsetSum (c i).support
+          (f := fun α z => c i α * Lejepa.Hermite.hermiteMulti α z)
+          (fun α _ => (integrable_hermiteMulti α).const_mul (c i α))
+    _ = ∑ α ∈ (c i).support, c i α * (if α = 0 then (1 : ℝ) else 0) :=
+        Finset.sum_congr rfl fun α _ => by
+          rw [integral_const_mul, integral_hermiteMulti]
+    _ = c i 0 := sum_mul_ite_zero (c i)
+    _ = Lejepa.Hermite.mean c i := rfl
+
 end Lejepa.GaussianBridge
