@@ -12,9 +12,17 @@ import Lejepa.Gaussian
 (`hermiteMulti α z = hermiteProd ⇑α z` holds by `rfl`: `Lejepa.Hermite.hermiteR` and
 `Lejepa.Gaussian.hermiteReal` have the same body).
 
-Not here (issue #11 step 7, see `docs/lean-reviews/gaussian-notes.md`): expanding `encoderEval`
-under the integral to identify `mean`, `variance`, `corr`, `cov`, `alignLoss` with integrals, and
-restating Theorems 4.1 and 4.3 with integral hypotheses. It is kept apart from `Lejepa.Gaussian`
+It also proves integrability under `Measure.pi (fun _ => gaussianReal 0 1)` of a polynomial
+(one coordinate, from the density form of `gaussianReal 0 1`), of `hermiteMulti α`, of
+`hermiteMulti α * hermiteMulti β` and of each component of `encoderEval c` (by
+`Integrable.fintype_prod` and `integrable_finsetSum`), `E He_α = [α = 0]`
+(`integral_hermiteMulti`, orthogonality against `He_0 = 1`), and that the model's `mean` is the
+Gaussian mean of the evaluated encoder (`integral_encoderEval`: the integral of the finite sum
+`∑_α c i α He_α` is the sum of the integrals).
+
+Not here (issue #11 step 7, see `docs/lean-reviews/gaussian-notes.md`): identifying `variance`,
+`corr`, `cov`, `alignLoss` with integrals, and restating Theorems 4.1 and 4.3 with integral
+hypotheses. It is kept apart from `Lejepa.Gaussian`
 so that a problem here cannot affect that module.
 -/
 
