@@ -78,7 +78,7 @@ measure has density `gaussianPDF 0 1`, and `φ · p` is Lebesgue integrable
 theorem integrable_eval_gaussianReal (p : Polynomial ℝ) :
     Integrable (fun x => p.eval x) (gaussianReal 0 1) := by
   have hv : gaussianReal 0 1 = (volume : Measure ℝ).withDensity (gaussianPDF 0 1) :=
-    gaussianReal_of_var_ne_zero 0 one_ne_zero
+    gaussianReal_of_var_ne_zero 0 (one_ne_zero : (1 : NNReal) ≠ 0)
   have hx : ∀ x : ℝ, gaussianPDFReal 0 1 x * p.eval x =
       (gaussianPDF 0 1 x).toReal • p.eval x := by
     intro x
@@ -130,7 +130,8 @@ theorem hermiteMulti_zero (z : Fin n → ℝ) : Lejepa.Hermite.hermiteMulti 0 z 
   have h : ∀ j : Fin n,
       Polynomial.eval (z j) (Lejepa.Hermite.hermiteR ((0 : Fin n →₀ ℕ) j)) = 1 := by
     intro j
-    rw [Finsupp.zero_apply, hermiteR_eq_hermiteReal, hermiteReal_zero, Polynomial.eval_one]
+    rw [Finsupp.zero_apply]
+    exact Lejepa.Hermite.eval_hermiteR_zero (z j)
   exact Finset.prod_eq_one fun j _ => h j
 
 /-- `0! = 1` for the zero multi-index. -/
