@@ -18,11 +18,13 @@ It also proves integrability under `Measure.pi (fun _ => gaussianReal 0 1)` of a
 `Integrable.fintype_prod` and `integrable_finsetSum`), `E He_α = [α = 0]`
 (`integral_hermiteMulti`, orthogonality against `He_0 = 1`), and that the model's `mean` is the
 Gaussian mean of the evaluated encoder (`integral_encoderEval`: the integral of the finite sum
-`∑_α c i α He_α` is the sum of the integrals).
+`∑_α c i α He_α` is the sum of the integrals), and that `cov c i k + mean c i * mean c k` is
+`E[h_i h_k]` (`integral_encoderEval_mul`: expand the product into a double sum, integrate
+termwise, apply orthogonality, split off `α = 0`).
 
-Not here (issue #11 step 7, see `docs/lean-reviews/gaussian-notes.md`): identifying `variance`,
-`corr`, `cov`, `alignLoss` with integrals, and restating Theorems 4.1 and 4.3 with integral
-hypotheses. It is kept apart from `Lejepa.Gaussian`
+Not here (issue #11 step 7, see `docs/lean-reviews/gaussian-notes.md`): identifying `corr` and
+`alignLoss` with integrals (the lag moment under the OU pair), and restating Theorems 4.1 and 4.3
+with integral hypotheses. It is kept apart from `Lejepa.Gaussian`
 so that a problem here cannot affect that module.
 -/
 
@@ -198,5 +200,145 @@ theorem integral_encoderEval (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (i 
           rw [integral_const_mul, integral_hermiteMulti]
     _ = c i 0 := sum_mul_ite_zero (c i)
     _ = Lejepa.Hermite.mean c i := rfl
+
+/-! ## The second moments of the evaluated encoder -/
+
+/-- The product of two components as a double sum:
+`h_i h_k = ∑_α ∑_β (c i α c k β) (He_α He_β)`. -/
+theorem encoderEval_mul_eq (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (z : Fin n → ℝ) (i k : Fin n) :
+    Lejepa.Hermite.encoderEval c z i * Lejepa.Hermite.encoderEval c z k =
+      ∑ α ∈ (c i).support, ∑ β ∈ (c k).support,
+        c i α * c k β * (Lejepa.Hermite.hermiteMulti α z * Lejepa.Hermite.hermiteMulti β z) := by
+  calc Lejepa.Hermite.encoderEval c z i * Lejepa.Hermite.encoderEval c z k
+      = (∑ α ∈ (c i).support, c i α * Lejepa.Hermite.hermiteMulti α z) *
+          ∑ β ∈ (c k).support, c k β * Lejepa.Hermite.hermiteMulti β z := rfl
+    _ = ∑ α ∈ (c i).support, ∑ β ∈ (c k).support,
+          c i α * Lejepa.Hermite.hermiteMulti α z * (c k β * Lejepa.Hermite.hermiteMulti β z) :=
+        Finset.sum_mul_sum (c i).support (c k).support
+          (fun α => c i α * Lejepa.Hermite.hermiteMulti α z)
+          (fun β => c k β * Lejepa.Hermite.hermiteMulti β z)
+    _ = ∑ α ∈ (c i).support, ∑ β ∈ (c k).support,
+          c i α * c k β * (Lejepa.Hermite.hermiteMulti α z * Lejepa.Hermite.hermiteMulti β z) :=
+        Finset.sum_congr rfl fun α _ => Finset.sum_congr rfl fun β _ =>
+          mul_mul_mul_comm (c i α) (Lejepa.Hermite.hermiteMulti α z) (c k β)
+            (Lejepa.Hermite.hermiteMulti β z)
+
+/-- For fixed `α`, the inner sum `z ↦ ∑_β (c i α c k β) (He_α He_β)(z)` is integrable. -/
+theorem integrable_sum_hermiteMulti_mul (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (i k : Fin n)
+    (α : Fin n →₀ ℕ) :
+    Integrable (fun z => ∑ β ∈ (c k).support,
+        c i α * c k β * (Lejepa.Hermite.hermiteMulti α z * Lejepa.Hermite.hermiteMulti β z))
+      (Measure.pi fun _ : Fin n => gaussianReal 0 1) :=
+  integrable_finsetSum (c k).support
+    (f := fun β z =>
+      c i α * c k β * (Lejepa.Hermite.hermiteMulti α z * Lejepa.Hermite.hermiteMulti β z))
+    (fun β _ => (integrable_hermiteMulti_mul α β).const_mul (c i α * c k β))
+
+/-- The inner sum of the orthogonality expansion:
+`∑_{β ∈ supp b} (a_α b_β) [α = β] β! = a_α b_α α!` (`b_α = 0` off its support). -/
+theorem sum_mul_ite_mfact (a b : (Fin n →₀ ℕ) →₀ ℝ) (α : Fin n →₀ ℕ) :
+    ∑ β ∈ b.support, a α * b β * (if α = β then Lejepa.Hermite.mfact β else 0) =
+      a α * b α * Lejepa.Hermite.mfact α := by
+  calc ∑ β ∈ b.support, a α * b β * (if α = β then Lejepa.Hermite.mfact β else 0)
+      = ∑ β ∈ b.support, (if α = β then a α * b β * Lejepa.Hermite.mfact β else 0) :=
+        Finset.sum_congr rfl fun β _ => by rw [mul_ite, mul_zero]
+    _ = if α ∈ b.support then a α * b α * Lejepa.Hermite.mfact α else 0 :=
+        Finset.sum_ite_eq b.support α (fun β => a α * b β * Lejepa.Hermite.mfact β)
+    _ = a α * b α * Lejepa.Hermite.mfact α := by
+        by_cases hα : α ∈ b.support
+        · rw [if_pos hα]
+        · rw [if_neg hα, Finsupp.notMem_support_iff.mp hα, mul_zero, zero_mul]
+
+/-- Splitting off the zero multi-index: `∑_{α ∈ supp a} a_α b_α α!` is the sum over the
+nonzero `α` in `supp a ∪ supp b` plus `a_0 b_0`. -/
+theorem sum_mul_mfact_eq (a b : (Fin n →₀ ℕ) →₀ ℝ) :
+    ∑ α ∈ a.support, a α * b α * Lejepa.Hermite.mfact α =
+      (∑ α ∈ (a.support ∪ b.support).filter (fun α => α ≠ 0),
+        a α * b α * Lejepa.Hermite.mfact α) + a 0 * b 0 := by
+  have hsplit : ∀ α : Fin n →₀ ℕ, a α * b α * Lejepa.Hermite.mfact α =
+      (if α ≠ 0 then a α * b α * Lejepa.Hermite.mfact α else 0) +
+        (if α = 0 then a α * b α * Lejepa.Hermite.mfact α else 0) := by
+    intro α
+    by_cases h : α = 0
+    · rw [if_neg (show ¬(α ≠ 0) from fun h' => h' h), if_pos h, zero_add]
+    · rw [if_pos (show α ≠ 0 from h), if_neg h, add_zero]
+  have hzero : (if (0 : Fin n →₀ ℕ) ∈ a.support ∪ b.support then
+      a 0 * b 0 * Lejepa.Hermite.mfact 0 else 0) = a 0 * b 0 := by
+    by_cases h0 : (0 : Fin n →₀ ℕ) ∈ a.support ∪ b.support
+    · rw [if_pos h0, mfact_zero, mul_one]
+    · have ha : (0 : Fin n →₀ ℕ) ∉ a.support := fun h => h0 (Finset.mem_union_left b.support h)
+      rw [if_neg h0, Finsupp.notMem_support_iff.mp ha, zero_mul]
+  have hfilter : ∑ α ∈ a.support ∪ b.support,
+      (if α ≠ 0 then a α * b α * Lejepa.Hermite.mfact α else 0) =
+        ∑ α ∈ (a.support ∪ b.support).filter (fun α => α ≠ 0),
+          a α * b α * Lejepa.Hermite.mfact α :=
+    (Finset.sum_filter (fun α => α ≠ 0) (fun α => a α * b α * Lejepa.Hermite.mfact α)).symm
+  have hite : ∑ α ∈ a.support ∪ b.support,
+      (if α = 0 then a α * b α * Lejepa.Hermite.mfact α else 0) =
+        if (0 : Fin n →₀ ℕ) ∈ a.support ∪ b.support then
+          a 0 * b 0 * Lejepa.Hermite.mfact 0 else 0 :=
+    Finset.sum_ite_eq' (a.support ∪ b.support) 0 (fun α => a α * b α * Lejepa.Hermite.mfact α)
+  calc ∑ α ∈ a.support, a α * b α * Lejepa.Hermite.mfact α
+      = ∑ α ∈ a.support ∪ b.support, a α * b α * Lejepa.Hermite.mfact α :=
+        Finset.sum_subset Finset.subset_union_left fun α _ hα => by
+          rw [Finsupp.notMem_support_iff.mp hα, zero_mul, zero_mul]
+    _ = ∑ α ∈ a.support ∪ b.support,
+          ((if α ≠ 0 then a α * b α * Lejepa.Hermite.mfact α else 0) +
+            (if α = 0 then a α * b α * Lejepa.Hermite.mfact α else 0)) :=
+        Finset.sum_congr rfl fun α _ => hsplit α
+    _ = (∑ α ∈ a.support ∪ b.support,
+          (if α ≠ 0 then a α * b α * Lejepa.Hermite.mfact α else 0)) +
+          ∑ α ∈ a.support ∪ b.support,
+            (if α = 0 then a α * b α * Lejepa.Hermite.mfact α else 0) :=
+        Finset.sum_add_distrib
+    _ = (∑ α ∈ (a.support ∪ b.support).filter (fun α => α ≠ 0),
+          a α * b α * Lejepa.Hermite.mfact α) +
+          (if (0 : Fin n →₀ ℕ) ∈ a.support ∪ b.support then
+            a 0 * b 0 * Lejepa.Hermite.mfact 0 else 0) := by
+        rw [hfilter, hite]
+    _ = (∑ α ∈ (a.support ∪ b.support).filter (fun α => α ≠ 0),
+          a α * b α * Lejepa.Hermite.mfact α) + a 0 * b 0 := by rw [hzero]
+
+/-- **The second moments of the coefficient model are Gaussian integrals**: for `z ~ N(0, Iₙ)`,
+`E[h_i(z) h_k(z)] = Cov_ik + E h_i E h_k`, i.e.
+`∫ encoderEval c z i * encoderEval c z k dγⁿ(z) = cov c i k + mean c i * mean c k`
+(`cov` sums over the nonzero multi-indices only). Proof: expand the product into the double sum
+`∑_α ∑_β c i α c k β He_α He_β`, integrate termwise, apply orthogonality
+(`integral_hermiteMulti_mul`), and split off `α = 0`. With `i = k` (`variance_eq_cov_self`)
+this is `E[h_i²] = variance c i + (mean c i)²`. -/
+theorem integral_encoderEval_mul (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (i k : Fin n) :
+    ∫ z, Lejepa.Hermite.encoderEval c z i * Lejepa.Hermite.encoderEval c z k
+        ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) =
+      Lejepa.Hermite.cov c i k + Lejepa.Hermite.mean c i * Lejepa.Hermite.mean c k := by
+  calc ∫ z, Lejepa.Hermite.encoderEval c z i * Lejepa.Hermite.encoderEval c z k
+        ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1)
+      = ∫ z, (∑ α ∈ (c i).support, ∑ β ∈ (c k).support,
+          c i α * c k β * (Lejepa.Hermite.hermiteMulti α z * Lejepa.Hermite.hermiteMulti β z))
+          ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) :=
+        integral_congr_ae (ae_of_all _ fun z => encoderEval_mul_eq c z i k)
+    _ = ∑ α ∈ (c i).support, ∫ z, (∑ β ∈ (c k).support,
+          c i α * c k β * (Lejepa.Hermite.hermiteMulti α z * Lejepa.Hermite.hermiteMulti β z))
+          ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) :=
+        integral_finsetSum (c i).support
+          (f := fun α z => ∑ β ∈ (c k).support,
+            c i α * c k β * (Lejepa.Hermite.hermiteMulti α z * Lejepa.Hermite.hermiteMulti β z))
+          (fun α _ => integrable_sum_hermiteMulti_mul c i k α)
+    _ = ∑ α ∈ (c i).support, ∑ β ∈ (c k).support, ∫ z,
+          c i α * c k β * (Lejepa.Hermite.hermiteMulti α z * Lejepa.Hermite.hermiteMulti β z)
+          ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) :=
+        Finset.sum_congr rfl fun α _ => integral_finsetSum (c k).support
+          (f := fun β z =>
+            c i α * c k β * (Lejepa.Hermite.hermiteMulti α z * Lejepa.Hermite.hermiteMulti β z))
+          (fun β _ => (integrable_hermiteMulti_mul α β).const_mul (c i α * c k β))
+    _ = ∑ α ∈ (c i).support, ∑ β ∈ (c k).support,
+          c i α * c k β * (if α = β then Lejepa.Hermite.mfact β else 0) :=
+        Finset.sum_congr rfl fun α _ => Finset.sum_congr rfl fun β _ => by
+          rw [integral_const_mul, integral_hermiteMulti_mul]
+    _ = ∑ α ∈ (c i).support, c i α * c k α * Lejepa.Hermite.mfact α :=
+        Finset.sum_congr rfl fun α _ => sum_mul_ite_mfact (c i) (c k) α
+    _ = (∑ α ∈ ((c i).support ∪ (c k).support).filter (fun α => α ≠ 0),
+          c i α * c k α * Lejepa.Hermite.mfact α) + c i 0 * c k 0 :=
+        sum_mul_mfact_eq (c i) (c k)
+    _ = Lejepa.Hermite.cov c i k + Lejepa.Hermite.mean c i * Lejepa.Hermite.mean c k := rfl
 
 end Lejepa.GaussianBridge
