@@ -341,4 +341,12 @@ theorem integral_encoderEval_mul (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ))
         sum_mul_mfact_eq (c i) (c k)
     _ = Lejepa.Hermite.cov c i k + Lejepa.Hermite.mean c i * Lejepa.Hermite.mean c k := rfl
 
+/-- `E[h_i(z)²] = variance c i + (mean c i)²` under `N(0, Iₙ)`: `integral_encoderEval_mul` with
+`k = i` and `Lejepa.Hermite.variance_eq_cov_self`. -/
+theorem integral_encoderEval_mul_self (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (i : Fin n) :
+    ∫ z, Lejepa.Hermite.encoderEval c z i * Lejepa.Hermite.encoderEval c z i
+        ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) =
+      Lejepa.Hermite.variance c i + Lejepa.Hermite.mean c i * Lejepa.Hermite.mean c i := by
+  rw [integral_encoderEval_mul c i i, Lejepa.Hermite.variance_eq_cov_self c i]
+
 end Lejepa.GaussianBridge

@@ -371,7 +371,8 @@ def cov_model(ci: dict[tuple[int, ...], sp.Expr], ck: dict[tuple[int, ...], sp.E
 @pytest.mark.parametrize("n", [1, 2])
 def test_bridge_second_moment_of_encoder(n: int) -> None:
     """`integral_encoderEval_mul`: E[h_i(z) h_k(z)] = cov c i k + mean c i * mean c k under
-    N(0, I_n) (i = k included), exact; perturbed: without the mean product it fails."""
+    N(0, I_n) (i = k included), and `integral_encoderEval_mul_self`, exact; perturbed: without
+    the mean product it fails."""
     z = Z1 if n == 1 else Z2
     rng = random.Random(23 + n)
     perturbed_fails = False
@@ -383,4 +384,11 @@ def test_bridge_second_moment_of_encoder(n: int) -> None:
                 m_i, m_k = ci.get((0,) * n, 0), ck.get((0,) * n, 0)
                 assert val == cov_model(ci, ck) + m_i * m_k
                 perturbed_fails = perturbed_fails or val != cov_model(ci, ck)
+            # `integral_encoderEval_mul_self`: E[h_i^2] = variance c i + (mean c i)^2, with
+            # variance = sum over alpha != 0 of c_i(alpha)^2 alpha! (Lean `variance`)
+            var_i = sum(
+                v**2 * sp.prod([sp.factorial(x) for x in a]) for a, v in ci.items() if any(a)
+            )
+            m_i = ci.get((0,) * n, 0)
+            assert product_mean(encoder_eval(ci, z) ** 2, z) == var_i + m_i * m_i
     assert perturbed_fails
