@@ -86,7 +86,8 @@ theorem integrable_eval_gaussianReal (p : Polynomial ℝ) :
     intro x
     rw [toReal_gaussianPDF, smul_eq_mul]
   rw [hv]
-  exact (integrable_withDensity_iff_integrable_smul' (measurable_gaussianPDF 0 1)
+  exact (integrable_withDensity_iff_integrable_smul' (μ := (volume : Measure ℝ))
+    (g := fun x => p.eval x) (measurable_gaussianPDF 0 1)
     (ae_of_all _ fun _ => gaussianPDF_lt_top)).mpr
     ((integrable_pdf_mul_eval p).congr (ae_of_all _ hx))
 
@@ -136,11 +137,13 @@ theorem hermiteMulti_zero (z : Fin n → ℝ) : Lejepa.Hermite.hermiteMulti 0 z 
     exact Lejepa.Hermite.eval_hermiteR_zero (z j)
   exact Finset.prod_eq_one fun j _ => h j
 
+set_option backward.isDefEq.respectTransparency false in
 /-- `0! = 1` for the zero multi-index. -/
 theorem mfact_zero : Lejepa.Hermite.mfact (0 : Fin n →₀ ℕ) = 1 := by
   have h : ∀ j : Fin n, (((0 : Fin n →₀ ℕ) j).factorial : ℝ) = 1 := by
     intro j
-    rw [Finsupp.zero_apply, Nat.factorial_zero, Nat.cast_one]
+    have h0 : (0 : Fin n →₀ ℕ) j = 0 := Finsupp.zero_apply
+    rw [h0, Nat.factorial_zero, Nat.cast_one]
   exact Finset.prod_eq_one fun j _ => h j
 
 /-- `E[He_α(z)] = [α = 0]` under `N(0, Iₙ)` (orthogonality against `He_0 = 1`). -/
@@ -155,7 +158,7 @@ theorem integral_hermiteMulti (α : Fin n →₀ ℕ) :
       = ∫ z, Lejepa.Hermite.hermiteMulti α z * Lejepa.Hermite.hermiteMulti 0 z
           ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) :=
         integral_congr_ae (ae_of_all _ hx)
-    _ = if α = 0 then Lejepa.Hermite.mfact 0 else 0 := integral_hermiteMulti_mul α 0
+    _ = if α = 0 then Lejepa.Hermite.mfact (0 : Fin n →₀ ℕ) else 0 := integral_hermiteMulti_mul α 0
     _ = if α = 0 then 1 else 0 := by rw [mfact_zero]
 
 /-- Each component of the evaluated encoder is integrable under `N(0, Iₙ)`. -/
@@ -263,7 +266,7 @@ theorem sum_mul_mfact_eq (a b : (Fin n →₀ ℕ) →₀ ℝ) :
     · rw [if_neg (show ¬(α ≠ 0) from fun h' => h' h), if_pos h, zero_add]
     · rw [if_pos (show α ≠ 0 from h), if_neg h, add_zero]
   have hzero : (if (0 : Fin n →₀ ℕ) ∈ a.support ∪ b.support then
-      a 0 * b 0 * Lejepa.Hermite.mfact 0 else 0) = a 0 * b 0 := by
+      a 0 * b 0 * Lejepa.Hermite.mfact (0 : Fin n →₀ ℕ) else 0) = a 0 * b 0 := by
     by_cases h0 : (0 : Fin n →₀ ℕ) ∈ a.support ∪ b.support
     · rw [if_pos h0, mfact_zero, mul_one]
     · have ha : (0 : Fin n →₀ ℕ) ∉ a.support := fun h => h0 (Finset.mem_union_left b.support h)
@@ -276,7 +279,7 @@ theorem sum_mul_mfact_eq (a b : (Fin n →₀ ℕ) →₀ ℝ) :
   have hite : ∑ α ∈ a.support ∪ b.support,
       (if α = 0 then a α * b α * Lejepa.Hermite.mfact α else 0) =
         if (0 : Fin n →₀ ℕ) ∈ a.support ∪ b.support then
-          a 0 * b 0 * Lejepa.Hermite.mfact 0 else 0 :=
+          a 0 * b 0 * Lejepa.Hermite.mfact (0 : Fin n →₀ ℕ) else 0 :=
     Finset.sum_ite_eq' (a.support ∪ b.support) 0 (fun α => a α * b α * Lejepa.Hermite.mfact α)
   calc ∑ α ∈ a.support, a α * b α * Lejepa.Hermite.mfact α
       = ∑ α ∈ a.support ∪ b.support, a α * b α * Lejepa.Hermite.mfact α :=
@@ -294,7 +297,7 @@ theorem sum_mul_mfact_eq (a b : (Fin n →₀ ℕ) →₀ ℝ) :
     _ = (∑ α ∈ (a.support ∪ b.support).filter (fun α => α ≠ 0),
           a α * b α * Lejepa.Hermite.mfact α) +
           (if (0 : Fin n →₀ ℕ) ∈ a.support ∪ b.support then
-            a 0 * b 0 * Lejepa.Hermite.mfact 0 else 0) := by
+            a 0 * b 0 * Lejepa.Hermite.mfact (0 : Fin n →₀ ℕ) else 0) := by
         rw [hfilter, hite]
     _ = (∑ α ∈ (a.support ∪ b.support).filter (fun α => α ≠ 0),
           a α * b α * Lejepa.Hermite.mfact α) + a 0 * b 0 := by rw [hzero]
