@@ -304,3 +304,91 @@ def test_multivariate_cross_moments() -> None:
             assert val == (fact * rho ** sum(beta) if alpha == beta else 0)
             if alpha == beta and min(beta) > 0:
                 assert val != fact * rho ** max(beta)
+
+
+# Bridge (`Lejepa/GaussianBridge.lean`): the evaluated encoder's moments under N(0, I_n)
+# ---------------------------------------------------------------------------------------------
+
+Z1 = (sp.Symbol("w0", real=True),)
+
+
+def random_coeffs(rng: random.Random, n: int, size: int) -> list[dict[tuple[int, ...], sp.Expr]]:
+    """A random coefficient model c_i(alpha) (rational values, alpha in {0..3}^n, component i
+    with `size` nonzero coefficients; component 0 always has the zero multi-index in its support,
+    the others at random)."""
+    grid = [alpha for alpha in MULTI if len(alpha) == n] if n == 2 else [(a,) for a in range(4)]
+    zero = (0,) * n
+    out = []
+    for i in range(n):
+        keys = rng.sample(grid, size)
+        if i == 0 and zero not in keys:
+            keys[0] = zero  # component 0 always has a nonzero mean
+        out.append({alpha: sp.Rational(rng.randint(-9, 9) or 1, rng.randint(1, 5)) for alpha in keys})
+    return out
+
+
+def encoder_eval(ci: dict[tuple[int, ...], sp.Expr], z: tuple[sp.Expr, ...]) -> sp.Expr:
+    """`encoderEval c z i` = sum over the support of c_i of c_i(alpha) He_alpha(z)."""
+    return sum(v * hermite_prod(alpha, z) for alpha, v in ci.items())
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_bridge_mean_of_hermite_multi(n: int) -> None:
+    """`integral_hermiteMulti`: E[He_alpha(z)] = [alpha = 0] under N(0, I_n); `hermiteMulti_zero`:
+    He_0 = 1; perturbed: E[He_alpha] = 1 for every alpha fails."""
+    z = Z1 if n == 1 else Z2
+    alphas = [(a,) for a in range(4)] if n == 1 else MULTI
+    assert hermite_prod((0,) * n, z) == 1
+    for alpha in alphas:
+        assert product_mean(hermite_prod(alpha, z), z) == (1 if not any(alpha) else 0)
+    assert any(product_mean(hermite_prod(alpha, z), z) != 1 for alpha in alphas)
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_bridge_mean_of_encoder(n: int) -> None:
+    """`integral_encoderEval`: E[h_i(z)] = mean c i = c_i(0) (0 when 0 is off the support), for
+    random coefficient models, exact; perturbed: E[h_i] = sum_alpha c_i(alpha) fails."""
+    z = Z1 if n == 1 else Z2
+    rng = random.Random(11 + n)
+    perturbed_fails = False
+    for _ in range(6):
+        c = random_coeffs(rng, n, 3)
+        for ci in c:
+            val = product_mean(encoder_eval(ci, z), z)
+            assert val == ci.get((0,) * n, 0)
+            perturbed_fails = perturbed_fails or val != sum(ci.values())
+    assert perturbed_fails
+
+
+def cov_model(ci: dict[tuple[int, ...], sp.Expr], ck: dict[tuple[int, ...], sp.Expr]) -> sp.Expr:
+    """`cov c i k` = sum over alpha != 0 in supp c_i u supp c_k of c_i(alpha) c_k(alpha) alpha!."""
+    support = {a for a in (set(ci) | set(ck)) if any(a)}
+    return sum(
+        ci.get(a, 0) * ck.get(a, 0) * sp.prod([sp.factorial(x) for x in a]) for a in support
+    )
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_bridge_second_moment_of_encoder(n: int) -> None:
+    """`integral_encoderEval_mul`: E[h_i(z) h_k(z)] = cov c i k + mean c i * mean c k under
+    N(0, I_n) (i = k included), and `integral_encoderEval_mul_self`, exact; perturbed: without
+    the mean product it fails."""
+    z = Z1 if n == 1 else Z2
+    rng = random.Random(23 + n)
+    perturbed_fails = False
+    for _ in range(5):
+        c = random_coeffs(rng, n, 3)
+        for ci in c:
+            for ck in c:
+                val = product_mean(encoder_eval(ci, z) * encoder_eval(ck, z), z)
+                m_i, m_k = ci.get((0,) * n, 0), ck.get((0,) * n, 0)
+                assert val == cov_model(ci, ck) + m_i * m_k
+                perturbed_fails = perturbed_fails or val != cov_model(ci, ck)
+            # `integral_encoderEval_mul_self`: E[h_i^2] = variance c i + (mean c i)^2, with
+            # variance = sum over alpha != 0 of c_i(alpha)^2 alpha! (Lean `variance`)
+            var_i = sum(
+                v**2 * sp.prod([sp.factorial(x) for x in a]) for a, v in ci.items() if any(a)
+            )
+            m_i = ci.get((0,) * n, 0)
+            assert product_mean(encoder_eval(ci, z) ** 2, z) == var_i + m_i * m_i
+    assert perturbed_fails
