@@ -272,6 +272,11 @@ def product_mean(p: sp.Expr, variables: tuple[sp.Symbol, ...]) -> sp.Expr:
     return sp.expand(sum(c * sp.prod([moment(k) for k in ks]) for ks, c in poly.terms()))
 
 
+def mfact(alpha: tuple[int, ...]) -> sp.Expr:
+    """`mfact alpha` = alpha! = prod_j (alpha_j)!."""
+    return sp.prod([sp.factorial(a) for a in alpha])
+
+
 def hermite_prod(alpha: tuple[int, ...], z: tuple[sp.Expr, ...]) -> sp.Expr:
     """`hermiteProd alpha z` = prod_j He_{alpha_j}(z_j)."""
     return sp.prod([hermite(a).subs(X, zj) for a, zj in zip(alpha, z)])
@@ -283,7 +288,7 @@ def test_multivariate_orthogonality() -> None:
     for alpha in MULTI:
         for beta in MULTI:
             val = product_mean(hermite_prod(alpha, Z2) * hermite_prod(beta, Z2), Z2)
-            want = sp.prod([sp.factorial(b) for b in beta]) if alpha == beta else 0
+            want = mfact(beta) if alpha == beta else 0
             assert val == want
     assert any(product_mean(hermite_prod(b, Z2) ** 2, Z2) != sp.factorial(sum(b)) for b in MULTI)
 
@@ -300,7 +305,7 @@ def test_multivariate_cross_moments() -> None:
         assert sp.expand(inner - want_inner) == 0
         for alpha in MULTI:
             val = product_mean(hermite_prod(alpha, Z2) * inner, Z2)
-            fact = sp.prod([sp.factorial(b) for b in beta])
+            fact = mfact(beta)
             assert val == (fact * rho ** sum(beta) if alpha == beta else 0)
             if alpha == beta and min(beta) > 0:
                 assert val != fact * rho ** max(beta)
@@ -364,7 +369,7 @@ def cov_model(ci: dict[tuple[int, ...], sp.Expr], ck: dict[tuple[int, ...], sp.E
     """`cov c i k` = sum over alpha != 0 in supp c_i u supp c_k of c_i(alpha) c_k(alpha) alpha!."""
     support = {a for a in (set(ci) | set(ck)) if any(a)}
     return sum(
-        ci.get(a, 0) * ck.get(a, 0) * sp.prod([sp.factorial(x) for x in a]) for a in support
+        ci.get(a, 0) * ck.get(a, 0) * mfact(a) for a in support
     )
 
 
@@ -387,7 +392,7 @@ def test_bridge_second_moment_of_encoder(n: int) -> None:
             # `integral_encoderEval_mul_self`: E[h_i^2] = variance c i + (mean c i)^2, with
             # variance = sum over alpha != 0 of c_i(alpha)^2 alpha! (Lean `variance`)
             var_i = sum(
-                v**2 * sp.prod([sp.factorial(x) for x in a]) for a, v in ci.items() if any(a)
+                v**2 * mfact(a) for a, v in ci.items() if any(a)
             )
             m_i = ci.get((0,) * n, 0)
             assert product_mean(encoder_eval(ci, z) ** 2, z) == var_i + m_i * m_i
