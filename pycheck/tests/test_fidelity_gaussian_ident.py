@@ -46,7 +46,10 @@ fails, so that a mis-transcribed Lean statement would be caught:
   for 0 < rho < 1, int h_i = 0 and int h_i h_k = [i = k] (both checked as integrals) give
   int int sum_i (h_i(z') - h_i(z))^2 >= 2 (1 - rho) n, strictly when a coefficient of degree >= 2
   is nonzero, with equality for h = Qz, Q orthogonal (rational rotation and reflection);
-  perturbed: h = z/2 (covariance != I) and rho < 0 (h = He_2/sqrt 2) fall below 2 (1 - rho) n.
+  perturbed: h = z/2 (covariance != I) and rho < 0 (h = He_2/sqrt 2) fall below 2 (1 - rho) n;
+  at rho = 0 and rho = 1 the non-linear He_2/sqrt 2 attains equality
+  (`test_linear_identifiability_gaussian_equality_needs_open_interval`: the "only linear" part
+  needs 0 < rho < 1 strictly).
 * `approximate_identifiability_gaussian` (Theorem 4.3 corrected, integral form,
   `test_approximate_identifiability_gaussian_n1`, `..._n2`): some Q in O(n) has
   int sum_i (h_i - (Qz)_i)^2 <= sum_i (int h_i)^2 + D + (eps + D)^2, D = delta_tr / (2 rho (1 - rho)),
@@ -526,6 +529,17 @@ def test_linear_identifiability_gaussian_hypotheses_needed() -> None:
     assert mu == [0] and second[0, 0] == 1
     val = align_integral(sq, 1, -R35, R45)
     assert val == 2 * (1 - R35 ** 2) and val < 2 * (1 + R35)
+
+
+def test_linear_identifiability_gaussian_equality_needs_open_interval() -> None:
+    """The equality case needs 0 < rho < 1 strictly: at rho = 0 (sigma = +-1) every normalized
+    encoder, linear or not, has alignment exactly 2 (1 - rho) n = 2n, and at rho = 1 (sigma = 0)
+    every encoder has alignment 0; smallest instance n = 1, h = He_2/sqrt 2 (not linear)."""
+    sq = [{(2,): 1 / sp.sqrt(2)}]
+    for c in [sq] + normalized_encoders(random.Random(150), 1)[1:]:
+        for s in (sp.Integer(1), sp.Integer(-1)):
+            assert align_integral(c, 1, sp.Integer(0), s) == 2
+        assert align_integral(c, 1, sp.Integer(1), sp.Integer(0)) == 0
 
 
 # ---------------------------------------------------------------------------------------------
