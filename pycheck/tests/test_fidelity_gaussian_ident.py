@@ -38,7 +38,7 @@ fails, so that a mis-transcribed Lean statement would be caught:
 * `iterIntegral_align_component` / `iterIntegral_align` (`test_iter_integral_align`):
   int int (h_i(z') - h_i(z))^2 = 2 (variance c i - corr c rho i) and the sum over i = alignLoss c rho
   (the mean does not enter); perturbed: corr without rho^|alpha|, and sigma^2 != 1 - rho^2.
-* `encoderEval_sub`, `encoderEval_linCoeff`, `integral_recovery` (`test_encoder_eval_sub_lin_coeff`,
+* `encoderEval_sub`, `Lejepa.Approx.encoderEval_linCoeff`, `integral_recovery` (`test_encoder_eval_sub_lin_coeff`,
   `test_integral_recovery`): h_i(z) - (Qz)_i is the encoder with coefficients c_i - linCoeff Q i and
   int sum_i (h_i(z) - (Qz)_i)^2 dgamma^n = recoveryError c Q (random rational 2x2 Q, not
   orthogonal); perturbed: dropping the alpha = 0 (mean) term of recoveryError.
