@@ -291,8 +291,8 @@ theorem iterIntegral_add {F G : (Fin n → ℝ) → (Fin n → ℝ) → ℝ} (hF
         ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1)) +
       ∫ z, (∫ η, G z η ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1))
         ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) :=
-  (integral_congr_ae (ae_of_all _ fun z =>
-    integral_add (hF.integrable_inner z) (hG.integrable_inner z))).trans
+  Eq.trans (integral_congr_ae (ae_of_all _ fun z =>
+    integral_add (hF.integrable_inner z) (hG.integrable_inner z)))
     (integral_add hF.integrable_outer hG.integrable_outer)
 
 theorem iterIntegral_sub {F G : (Fin n → ℝ) → (Fin n → ℝ) → ℝ} (hF : IterIntegrable F)
@@ -303,8 +303,8 @@ theorem iterIntegral_sub {F G : (Fin n → ℝ) → (Fin n → ℝ) → ℝ} (hF
         ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1)) -
       ∫ z, (∫ η, G z η ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1))
         ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) :=
-  (integral_congr_ae (ae_of_all _ fun z =>
-    integral_sub (hF.integrable_inner z) (hG.integrable_inner z))).trans
+  Eq.trans (integral_congr_ae (ae_of_all _ fun z =>
+    integral_sub (hF.integrable_inner z) (hG.integrable_inner z)))
     (integral_sub hF.integrable_outer hG.integrable_outer)
 
 theorem iterIntegral_const_mul (r : ℝ) (F : (Fin n → ℝ) → (Fin n → ℝ) → ℝ) :
@@ -312,7 +312,7 @@ theorem iterIntegral_const_mul (r : ℝ) (F : (Fin n → ℝ) → (Fin n → ℝ
         ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) =
       r * ∫ z, (∫ η, F z η ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1))
         ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) :=
-  (integral_congr_ae (ae_of_all _ fun z => integral_const_mul r (fun η => F z η))).trans
+  Eq.trans (integral_congr_ae (ae_of_all _ fun z => integral_const_mul r (fun η => F z η)))
     (integral_const_mul r _)
 
 theorem iterIntegral_finsetSum {ι : Type*} (s : Finset ι)
@@ -321,8 +321,8 @@ theorem iterIntegral_finsetSum {ι : Type*} (s : Finset ι)
         ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) =
       ∑ a ∈ s, ∫ z, (∫ η, F a z η ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1))
         ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) :=
-  (integral_congr_ae (ae_of_all _ fun z =>
-    integral_finsetSum s (f := fun a η => F a z η) (fun a ha => (h a ha).integrable_inner z))).trans
+  Eq.trans (integral_congr_ae (ae_of_all _ fun z =>
+    integral_finsetSum s (f := fun a η => F a z η) (fun a ha => (h a ha).integrable_inner z)))
     (integral_finsetSum s
       (f := fun a z => ∫ η, F a z η ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1))
       (fun a ha => (h a ha).integrable_outer))
@@ -330,7 +330,7 @@ theorem iterIntegral_finsetSum {ι : Type*} (s : Finset ι)
 /-- The integral of a constant under the probability measure `γⁿ`. -/
 theorem integral_const_stdGaussian (x : ℝ) :
     ∫ _ : Fin n → ℝ, x ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) = x := by
-  rw [integral_const, probReal_univ, one_smul]
+  rw [integral_const, probReal_univ, smul_eq_mul, one_mul]
 
 /-- An iterated integral whose integrand does not depend on `η` is the single integral. -/
 theorem iterIntegral_const (F : (Fin n → ℝ) → ℝ) :
@@ -436,8 +436,9 @@ theorem integral_hermiteMulti_ou {ρ σ : ℝ} (hσ : σ ^ 2 = 1 - ρ ^ 2) (b : 
           hermiteMulti_eq_hermiteProd b (fun j => ρ * z j + σ * η j))
     _ = ∏ j, ρ ^ b j * (hermiteReal (b j)).eval (z j) := integral_hermiteProd_affine hσ (⇑b) z
     _ = (∏ j, ρ ^ b j) * ∏ j, (hermiteReal (b j)).eval (z j) := Finset.prod_mul_distrib
-    _ = ρ ^ (∑ j, b j) * ∏ j, (hermiteReal (b j)).eval (z j) := by
-        rw [Finset.prod_pow_eq_pow_sum]
+    _ = ρ ^ (∑ j, b j) * ∏ j, (hermiteReal (b j)).eval (z j) :=
+        congrArg (fun t : ℝ => t * ∏ j, (hermiteReal (b j)).eval (z j))
+          (Finset.prod_pow_eq_pow_sum Finset.univ (⇑b) ρ)
     _ = ρ ^ deg b * hermiteMulti b z := rfl
 
 /-- The inner integral of `He_α(z) He_β(z')`: `ρ^|β| He_α(z) He_β(z)`. -/
@@ -569,7 +570,7 @@ theorem sum_mul_mfact_pow_eq (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (ρ
     _ = (∑ α ∈ (c i).support.filter (fun α => α ≠ 0), c i α * c i α * (mfact α * ρ ^ deg α)) +
           c i 0 * c i 0 := by rw [h0, mul_one]
     _ = corr c ρ i + mean c i * mean c i :=
-        (congrArg (fun t => t + c i 0 * c i 0) (corr_eq_sum_filter c ρ i)).symm
+        (congrArg (fun t : ℝ => t + c i 0 * c i 0) (corr_eq_sum_filter c ρ i)).symm
 
 theorem iterIntegrable_encoderEval_mul (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (i k : Fin n) :
     IterIntegrable (fun z (_ : Fin n → ℝ) => encoderEval c z i * encoderEval c z k) :=
@@ -831,10 +832,10 @@ integrals.**
 Paper (Thm 4.1): for `z ~ N(0, Iₙ)`, the OU pair `z' = ρ z + √(1-ρ²) η`, `0 < ρ < 1`, an encoder
 minimising `E‖h(z') - h(z)‖²` subject to `h(z) ~ N(0, Iₙ)` is `h(z) = Q z` with `Q ∈ O(n)`.
 
-Proved here, for every encoder `h = encoderEval c` with finitely many Hermite coefficients (every
-polynomial map `ℝⁿ → ℝⁿ` is one), every `0 < ρ < 1` and every `σ` with `σ² = 1 - ρ²` (e.g.
-`σ = √(1-ρ²)`): if `∫ h_i dγⁿ = 0` and `∫ h_i h_k dγⁿ = [i = k]` (the first two moments of
-`h(z) ~ N(0, Iₙ)`), then (a) `E‖h(z') - h(z)‖² ≥ 2(1-ρ)n`, the expectation being the iterated
+Proved here, for every encoder `h = encoderEval c` with finitely many Hermite coefficients (a
+polynomial map written in the Hermite basis), every `0 < ρ < 1` and every `σ` with
+`σ² = 1 - ρ²` (e.g. `σ = √(1-ρ²)`): if `∫ h_i dγⁿ = 0` and `∫ h_i h_k dγⁿ = [i = k]` (the
+first two moments of `h(z) ~ N(0, Iₙ)`), then (a) `E‖h(z') - h(z)‖² ≥ 2(1-ρ)n`, the expectation being the iterated
 integral over `η ~ γⁿ` and `z ~ γⁿ`; (b) if equality holds, `h(z) = Q z` for all `z`, with
 `Q ∈ O(n)`. Proof: the hypotheses say `mean c = 0` and `cov c = 1` (`integral_encoderEval`,
 `integral_encoderEval_mul`), the loss is `alignLoss c ρ` (`iterIntegral_align`), and
@@ -926,9 +927,7 @@ theorem gaussMean_eq (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (i : Fin n)
 
 theorem gaussCov_eq (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) : gaussCov c = cov c := by
   refine Matrix.ext fun i k => ?_
-  show ∫ z, encoderEval c z i * encoderEval c z k ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) -
-      gaussMean c i * gaussMean c k = cov c i k
-  rw [integral_encoderEval_mul c i k, gaussMean_eq c i, gaussMean_eq c k]
+  rw [gaussCov, Matrix.of_apply, integral_encoderEval_mul c i k, gaussMean_eq c i, gaussMean_eq c k]
   ring
 
 theorem gaussAlign_eq {ρ σ : ℝ} (hσ : σ ^ 2 = 1 - ρ ^ 2) (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) :
