@@ -833,9 +833,9 @@ Paper (Thm 4.1): for `z ~ N(0, Iₙ)`, the OU pair `z' = ρ z + √(1-ρ²) η`,
 minimising `E‖h(z') - h(z)‖²` subject to `h(z) ~ N(0, Iₙ)` is `h(z) = Q z` with `Q ∈ O(n)`.
 
 Proved here, for every encoder `h = encoderEval c` with finitely many Hermite coefficients (a
-polynomial map written in the Hermite basis), every `0 < ρ < 1` and every `σ` with
-`σ² = 1 - ρ²` (e.g. `σ = √(1-ρ²)`): if `∫ h_i dγⁿ = 0` and `∫ h_i h_k dγⁿ = [i = k]` (the
-first two moments of `h(z) ~ N(0, Iₙ)`), then (a) `E‖h(z') - h(z)‖² ≥ 2(1-ρ)n`, the expectation being the iterated
+polynomial map written in the Hermite basis), every `0 < ρ < 1` and every `σ` with `σ² = 1 - ρ²`
+(e.g. `σ = √(1-ρ²)`): if `∫ h_i dγⁿ = 0` and `∫ h_i h_k dγⁿ = [i = k]` (the first two moments of
+`h(z) ~ N(0, Iₙ)`), then (a) `E‖h(z') - h(z)‖² ≥ 2(1-ρ)n`, the expectation being the iterated
 integral over `η ~ γⁿ` and `z ~ γⁿ`; (b) if equality holds, `h(z) = Q z` for all `z`, with
 `Q ∈ O(n)`. Proof: the hypotheses say `mean c = 0` and `cov c = 1` (`integral_encoderEval`,
 `integral_encoderEval_mul`), the loss is `alignLoss c ρ` (`iterIntegral_align`), and
