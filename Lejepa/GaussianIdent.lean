@@ -291,7 +291,7 @@ theorem iterIntegral_add {F G : (Fin n → ℝ) → (Fin n → ℝ) → ℝ} (hF
         ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1)) +
       ∫ z, (∫ η, G z η ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1))
         ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) :=
-  Eq.trans (integral_congr_ae (ae_of_all _ fun z =>
+  Eq.trans (integral_congr_ae (ae_of_all (Measure.pi fun _ : Fin n => gaussianReal 0 1) fun z =>
     integral_add (hF.integrable_inner z) (hG.integrable_inner z)))
     (integral_add hF.integrable_outer hG.integrable_outer)
 
@@ -303,7 +303,7 @@ theorem iterIntegral_sub {F G : (Fin n → ℝ) → (Fin n → ℝ) → ℝ} (hF
         ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1)) -
       ∫ z, (∫ η, G z η ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1))
         ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) :=
-  Eq.trans (integral_congr_ae (ae_of_all _ fun z =>
+  Eq.trans (integral_congr_ae (ae_of_all (Measure.pi fun _ : Fin n => gaussianReal 0 1) fun z =>
     integral_sub (hF.integrable_inner z) (hG.integrable_inner z)))
     (integral_sub hF.integrable_outer hG.integrable_outer)
 
@@ -312,8 +312,9 @@ theorem iterIntegral_const_mul (r : ℝ) (F : (Fin n → ℝ) → (Fin n → ℝ
         ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) =
       r * ∫ z, (∫ η, F z η ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1))
         ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) :=
-  Eq.trans (integral_congr_ae (ae_of_all _ fun z => integral_const_mul r (fun η => F z η)))
-    (integral_const_mul r _)
+  Eq.trans (integral_congr_ae (ae_of_all (Measure.pi fun _ : Fin n => gaussianReal 0 1) fun z =>
+    integral_const_mul (μ := (Measure.pi fun _ : Fin n => gaussianReal 0 1)) r (fun η => F z η)))
+    (integral_const_mul (μ := (Measure.pi fun _ : Fin n => gaussianReal 0 1)) r _)
 
 theorem iterIntegral_finsetSum {ι : Type*} (s : Finset ι)
     {F : ι → (Fin n → ℝ) → (Fin n → ℝ) → ℝ} (h : ∀ a ∈ s, IterIntegrable (F a)) :
@@ -321,7 +322,7 @@ theorem iterIntegral_finsetSum {ι : Type*} (s : Finset ι)
         ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) =
       ∑ a ∈ s, ∫ z, (∫ η, F a z η ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1))
         ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) :=
-  Eq.trans (integral_congr_ae (ae_of_all _ fun z =>
+  Eq.trans (integral_congr_ae (ae_of_all (Measure.pi fun _ : Fin n => gaussianReal 0 1) fun z =>
     integral_finsetSum s (f := fun a η => F a z η) (fun a ha => (h a ha).integrable_inner z)))
     (integral_finsetSum s
       (f := fun a z => ∫ η, F a z η ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1))
@@ -883,7 +884,8 @@ theorem linear_identifiability_gaussian_witness (Q : Matrix (Fin n) (Fin n) ℝ)
   obtain ⟨hm, hc, hl, he⟩ := linear_identifiability_witness Q hQ hρ0 hρ1
   refine ⟨fun i => (integral_encoderEval (linearEncoder Q) i).trans (hm i), fun i k => ?_,
     (iterIntegral_align hσ (linearEncoder Q)).trans hl, he⟩
-  rw [integral_encoderEval_mul, hm i, hm k, mul_zero, add_zero, hc, Matrix.one_apply]
+  rw [integral_encoderEval_mul, hm i, hm k, mul_zero, add_zero, hc]
+  exact Matrix.one_apply
 
 /-- The witness plugged into `linear_identifiability_gaussian`: its second conclusion is reached. -/
 theorem linear_identifiability_gaussian_applies (Q : Matrix (Fin n) (Fin n) ℝ)
