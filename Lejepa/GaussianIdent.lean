@@ -713,8 +713,7 @@ theorem iterIntegral_align_component {ρ σ : ℝ} (hσ : σ ^ 2 = 1 - ρ ^ 2)
         iterIntegral_add (hA.sub hB) hC
     _ = ((cov c i i + mean c i * mean c i) - 2 * (corr c ρ i + mean c i * mean c i)) +
           (cov c i i + mean c i * mean c i) := by
-        rw [iterIntegral_sub hA hB, iterIntegral_const_mul 2
-          (fun z η => encoderEval c z i * encoderEval c (fun j => ρ * z j + σ * η j) i),
+        rw [iterIntegral_sub hA hB, iterIntegral_const_mul,
           iterIntegral_encoderEval_mul_ou hσ c i i, iterIntegral_encoderEval_lag hσ c i,
           iterIntegral_encoderEval_mul c i i]
     _ = 2 * (Lejepa.Hermite.variance c i - corr c ρ i) := by
