@@ -5,3 +5,4 @@ import Lejepa.Planning
 import Lejepa.Dirichlet
 import Lejepa.Gaussian
 import Lejepa.GaussianBridge
+import Lejepa.GaussianIdent

@@ -845,8 +845,8 @@ Differences from the paper: (1) the gap is measured against `tr Cov`, not `n` (t
 every component has unit variance; see `approximate_identifiability_paper_form`); (2) the mean
 term `‖μ‖²` appears, because `L_align` does not see the mean; (3) the statement lives in the
 Hermite coefficient model: `recoveryError`, `cov`, `alignLoss` are the orthogonality/Mehler
-formulas, which equal the population quantities by Hermite orthogonality (checked numerically,
-not proved here); (4) the encoder has finitely many nonzero coefficients. -/
+formulas (that they are the Gaussian integrals, and this theorem with integrals, is
+`Lejepa.GaussianIdent.approximate_identifiability_gaussian`); (4) finitely many coefficients. -/
 theorem approximate_identifiability (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) {ρ : ℝ}
     (h0 : 0 < ρ) (h1 : ρ < 1) :
     ∃ Q ∈ Matrix.orthogonalGroup (Fin n) ℝ,

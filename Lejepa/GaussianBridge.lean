@@ -22,9 +22,9 @@ Gaussian mean of the evaluated encoder (`integral_encoderEval`: the integral of 
 `E[h_i h_k]` (`integral_encoderEval_mul`: expand the product into a double sum, integrate
 termwise, apply orthogonality, split off `α = 0`).
 
-Not here (issue #11 step 7, see `docs/lean-reviews/gaussian-notes.md`): identifying `corr` and
-`alignLoss` with integrals (the lag moment under the OU pair), and restating Theorems 4.1 and 4.3
-with integral hypotheses. It is kept apart from `Lejepa.Gaussian`
+`Lejepa.GaussianIdent` goes on from here: `corr`, `alignLoss` and `recoveryError` as integrals
+(the lag moment under the OU pair), and Theorems 4.1 and 4.3 restated with integral hypotheses.
+This module is kept apart from `Lejepa.Gaussian`
 so that a problem here cannot affect that module.
 -/
 

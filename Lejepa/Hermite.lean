@@ -38,9 +38,9 @@ For `z ~ N(0, Iₙ)` and the Ornstein–Uhlenbeck partner `z' = ρ z + √(1-ρ�
 `E[He_α(z) He_β(z')] = [α = β] α! ρ^|α|`. These two facts are *not* proved in this file: they
 are the reason the quantities above are *defined* by the coefficient formulas. So this file works
 in the coefficient model: the encoder *is* its finitely many Hermite coefficients, its moments and
-the alignment loss are given by the Mehler/orthogonality formulas. The Python test
-`pycheck/tests/test_fidelity_hermite.py` checks by Gauss–Hermite quadrature that these formulas
-equal the population moments of the evaluated encoder.
+the alignment loss are given by the Mehler/orthogonality formulas. `Lejepa.GaussianIdent` proves
+that these formulas are the Gaussian integrals of the evaluated encoder and restates Theorem 4.1
+with integrals (`linear_identifiability_gaussian`); pycheck also checks them by quadrature.
 
 Proved here (all hypotheses are explicit arguments):
 
@@ -562,8 +562,8 @@ What is proved here: for an encoder given by finitely many Hermite coefficients
 (a) the alignment loss is at least `2(1-ρ)n`; (b) if it equals `2(1-ρ)n`, there is
 `Q ∈ Matrix.orthogonalGroup (Fin n) ℝ` with `encoderEval c z = Q z` for every `z`.
 
-Differences from the paper: the moments are *defined* by the orthogonality/Mehler formulas in the
-Hermite coefficients (this file does not prove Mehler's formula, and does not treat encoders with
+Differences from the paper: the moments are *defined* by the orthogonality/Mehler formulas (an
+integral form: `Lejepa.GaussianIdent.linear_identifiability_gaussian`; neither treats encoders with
 infinitely many nonzero coefficients, i.e. general `L²` encoders); the constraint
 `h(z) ~ N(0, I)` is replaced by its first two moments (mean 0, covariance `I`), which is all the
 argument uses; "minimiser" is replaced by "attains the lower bound `2(1-ρ)n`" (which (a) shows is a
