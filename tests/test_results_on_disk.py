@@ -14,16 +14,9 @@ torch = pytest.importorskip("torch")
 
 from lejepa_experiments import cli, commands, engine, sweep  # noqa: E402
 from lejepa_experiments.config import load_config  # noqa: E402
+from tiny_config import tiny_yaml  # noqa: E402
 
-TINY_YAML = """\
-latent: {dim: 2}
-mixing: {kind: spiral}
-encoder: {width: 8, depth: 2}
-loss: {kind: sigreg, slices: 8}
-train: {steps: 4, batch: 32, log_every: 2}
-eval: {size: 128, every: 2}
-runtime: {progress: false, device: cpu}
-"""
+TINY_YAML = tiny_yaml()
 
 
 def quiet(_: str) -> None:

@@ -16,6 +16,7 @@ torch = pytest.importorskip("torch")
 from lejepa_experiments import cli, commands, sweep  # noqa: E402
 from lejepa_experiments.config import make_config  # noqa: E402
 from lejepa_experiments.engine import lam_at, train  # noqa: E402
+from tiny_config import tiny_yaml  # noqa: E402
 
 # lambda ramp 0.05 -> 0.3 after step 6, warm-up, cosine decay: the interruption falls inside all of them
 OVER = {"encoder": {"width": 16, "depth": 2}, "loss": {"slices": 8, "lam_end": 0.3},
@@ -94,15 +95,9 @@ def test_checkpoint_every_is_validated():
     assert make_config({})["train"]["checkpoint_every"] == 0
 
 
-TINY_YAML = """\
-latent: {dim: 2}
-mixing: {kind: spiral}
-encoder: {width: 16, depth: 2}
-loss: {kind: sigreg, slices: 8, lam_end: 0.2}
-train: {steps: 12, batch: 32, log_every: 3, checkpoint_every: 4}
-eval: {size: 256, every: 6}
-runtime: {progress: false, device: cpu, threads: 1}
-"""
+TINY_YAML = tiny_yaml(width=16, steps=12, log_every=3, eval_size=256, eval_every=6,
+                      loss="lam_end: 0.2", train="checkpoint_every: 4",
+                      runtime="progress: false, device: cpu, threads: 1")
 
 
 @pytest.fixture()

@@ -10,15 +10,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from lejepa_experiments import cli, sweep  # noqa: E402
+from tiny_config import tiny_yaml  # noqa: E402
 
-TINY_YAML = """\
-latent: {dim: 2}
-mixing: {kind: spiral}
-encoder: {width: 8, depth: 2}
-loss: {kind: sigreg, slices: 8}
-train: {steps: 4, batch: 32, log_every: 2}
-eval: {size: 128, every: 2}
-"""
+TINY_YAML = tiny_yaml(runtime=None)
 
 
 @pytest.fixture()

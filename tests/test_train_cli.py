@@ -11,18 +11,10 @@ torch = pytest.importorskip("torch")
 
 from lejepa_experiments import cli  # noqa: E402
 from lejepa_experiments.commands import atomic_write, load_checkpoint  # noqa: E402
+from tiny_config import tiny_yaml  # noqa: E402
 
-TINY_YAML = """\
-latent: {dim: 2}
-mixing: {kind: spiral}
-encoder: {width: 16, depth: 2}
-loss: {kind: sigreg, slices: 8}
-train: {steps: 10, batch: 32, log_every: 5}
-eval: {size: 256, every: 5}
-presets:
-  cpu:
-    train: {steps: 6}
-"""
+TINY_YAML = tiny_yaml(width=16, steps=10, log_every=5, eval_size=256, eval_every=5, runtime=None,
+                      tail="presets:\n  cpu:\n    train: {steps: 6}\n")
 
 
 @pytest.fixture()
