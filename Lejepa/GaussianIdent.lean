@@ -93,7 +93,7 @@ theorem IsOUConditionalMean.add {ρ σ : ℝ} {p q r s : ℝ[X]} (hp : IsOUCondi
       _ = ∫ x, (p.eval x + q.eval x) ∂(gaussianReal 0 1) :=
           (integral_add (integrable_eval_gaussianReal p) (integrable_eval_gaussianReal q)).symm
       _ = ∫ x, (p + q).eval x ∂(gaussianReal 0 1) :=
-          (integral_congr_ae (ae_of_all _ hpq)).symm
+          (integral_congr_ae (ae_of_all (gaussianReal 0 1) hpq)).symm
 
 theorem IsOUConditionalMean.C_mul {ρ σ : ℝ} {p r : ℝ[X]} (hp : IsOUConditionalMean ρ σ p r)
     (a : ℝ) : IsOUConditionalMean ρ σ (C a * p) (C a * r) := by
@@ -110,9 +110,10 @@ theorem IsOUConditionalMean.C_mul {ρ σ : ℝ} {p r : ℝ[X]} (hp : IsOUConditi
         = ∫ x, a * r.eval x ∂(gaussianReal 0 1) := integral_congr_ae (ae_of_all _ (hC r))
       _ = a * ∫ x, r.eval x ∂(gaussianReal 0 1) := integral_const_mul a _
       _ = a * ∫ x, p.eval x ∂(gaussianReal 0 1) := by rw [hp.mean_eq]
-      _ = ∫ x, a * p.eval x ∂(gaussianReal 0 1) := (integral_const_mul a _).symm
+      _ = ∫ x, a * p.eval x ∂(gaussianReal 0 1) :=
+          (integral_const_mul (μ := gaussianReal 0 1) a (fun x => p.eval x)).symm
       _ = ∫ x, (C a * p).eval x ∂(gaussianReal 0 1) :=
-          (integral_congr_ae (ae_of_all _ (hC p))).symm
+          (integral_congr_ae (ae_of_all (gaussianReal 0 1) (hC p))).symm
 
 /-- `He_k` has the OU conditional mean `ρᵏ He_k` (conditional Mehler), and `E[ρᵏ He_k] = E He_k`
 (both are `[k = 0]`). -/
@@ -230,7 +231,8 @@ theorem integral_integral_prod_eval_ou {ρ σ : ℝ} (hσ : σ ^ 2 = 1 - ρ ^ 2)
         integral_fintype_prod_eq_prod (E := fun _ => ℝ) (fun j (x : ℝ) => (R j).eval x)
     _ = ∏ j, ∫ x, (q j).eval x ∂(gaussianReal 0 1) := hRi
     _ = ∫ z, ∏ j, (q j).eval (z j) ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) :=
-        (integral_fintype_prod_eq_prod (E := fun _ => ℝ) (fun j (x : ℝ) => (q j).eval x)).symm
+        (integral_fintype_prod_eq_prod (E := fun _ => ℝ) (μ := fun _ => gaussianReal 0 1)
+          (fun j (x : ℝ) => (q j).eval x)).symm
 
 /-! ## Iterated integrals over `(z, η)` -/
 
