@@ -198,7 +198,10 @@ theorem tsum_mul_pow_eq_iff (hw : ∀ d, 0 ≤ w d) (hw0 : w 0 = 0) (hs : Summab
   constructor
   · intro heq d hd
     rw [heq, sub_self] at h
-    have hz : (fun d => w d * (ρ - ρ ^ d)) = 0 := (hasSum_zero_iff_of_nonneg hnn).mp h
+    -- the summation filter is named, so that the instances `[L.LeAtTop] [L.NeBot]` are solved
+    -- at once rather than postponed until `.mp h` fixes `L`
+    have hz : (fun d => w d * (ρ - ρ ^ d)) = 0 :=
+      (hasSum_zero_iff_of_nonneg (L := SummationFilter.unconditional ℕ) hnn).mp h
     have hzd : w d * (ρ - ρ ^ d) = 0 := congrFun hz d
     have hpos : 0 < ρ - ρ ^ d := sub_pos.mpr (pow_lt_self_of_lt_one₀ hρ0 hρ1 (by omega))
     rcases mul_eq_zero.mp hzd with h1 | h1
@@ -217,7 +220,8 @@ theorem tsum_mul_pow_eq_iff (hw : ∀ d, 0 ≤ w d) (hw0 : w 0 = 0) (hs : Summab
     have hz : (fun d => w d * (ρ - ρ ^ d)) = 0 := by
       funext d
       exact hall d
-    have h0 : HasSum (fun d => w d * (ρ - ρ ^ d)) 0 := (hasSum_zero_iff_of_nonneg hnn).mpr hz
+    have h0 : HasSum (fun d => w d * (ρ - ρ ^ d)) 0 :=
+      (hasSum_zero_iff_of_nonneg (L := SummationFilter.unconditional ℕ) hnn).mpr hz
     have huniq : ρ - ∑' d, w d * ρ ^ d = 0 := h.unique h0
     linarith
 
@@ -235,8 +239,10 @@ theorem deg_ne_zero {α : Fin n →₀ ℕ} (hα : α ≠ 0) : deg α ≠ 0 := b
   intro h
   apply hα
   have h' : ∑ j, α j = 0 := h
-  -- in `ℕ` (only additive unit `0`) a sum vanishes iff every term does: the `ℕ` form
-  have hall : ∀ j ∈ (Finset.univ : Finset (Fin n)), α j = 0 := Finset.sum_eq_zero_iff.mp h'
+  -- a sum of nonnegative terms vanishes iff every term does
+  have hnn : ∀ j ∈ (Finset.univ : Finset (Fin n)), 0 ≤ α j := fun j _ => Nat.zero_le (α j)
+  have hall : ∀ j ∈ (Finset.univ : Finset (Fin n)), α j = 0 :=
+    (Finset.sum_eq_zero_iff_of_nonneg hnn).mp h'
   exact Finsupp.ext (fun j => by rw [Finsupp.zero_apply]; exact hall j (Finset.mem_univ j))
 
 /-- A multi-index of total degree one is some `single j 1`. -/
@@ -298,8 +304,11 @@ theorem sum_eq_sum_single (s : Finset (Fin n →₀ ℕ)) (f : (Fin n →₀ ℕ
     exact hα (mem_singles j)
   have h3 : ∑ α ∈ singles n, f α = ∑ j, f (Finsupp.single j 1) := by
     unfold singles
-    exact Finset.sum_image (fun j _ k _ hjk =>
-      Finsupp.single_left_injective (one_ne_zero : (1 : ℕ) ≠ 0) hjk)
+    have hinj : Set.InjOn (fun j : Fin n => (Finsupp.single j 1 : Fin n →₀ ℕ))
+        (Finset.univ : Finset (Fin n)) := by
+      intro j _ k _ hjk
+      exact Finsupp.single_left_injective (one_ne_zero : (1 : ℕ) ≠ 0) hjk
+    exact Finset.sum_image hinj
   rw [h1, ← h2, h3]
 
 end MultiIndex
@@ -350,19 +359,22 @@ theorem corr_eq_sum_weight (ρ : ℝ) (i : Fin n) :
   have hfib : ∑ d ∈ (ncSupport c i).image deg,
         ∑ α ∈ (ncSupport c i).filter (fun α => deg α = d), (c i α) ^ 2 * mfact α * ρ ^ deg α =
       ∑ α ∈ ncSupport c i, (c i α) ^ 2 * mfact α * ρ ^ deg α :=
-    Finset.sum_fiberwise_of_maps_to
+    Finset.sum_fiberwise_of_maps_to (g := deg) (t := (ncSupport c i).image deg)
       (fun α (hα : α ∈ ncSupport c i) => Finset.mem_image_of_mem deg hα)
       (fun α => (c i α) ^ 2 * mfact α * ρ ^ deg α)
-  refine hfib.symm.trans (Finset.sum_congr rfl (fun d _ => ?_))
+  rw [← hfib]
+  refine Finset.sum_congr rfl (fun d _ => ?_)
   rw [Finset.sum_mul]
   refine Finset.sum_congr rfl (fun α hα => ?_)
-  rw [(Finset.mem_filter.mp hα).2]
+  -- `exact` (default transparency), not a closing `rw … rfl`: the right side's outer `*` comes
+  -- from `Finset.sum_mul` (`NonUnitalNonAssocSemiring` path), the left side's is `Real.instMul`
+  exact congrArg (fun e : ℕ => c i α ^ 2 * mfact α * ρ ^ e) (Finset.mem_filter.mp hα).2
 
 /-- The variance in spectral form: `Var_i = ∑_d w_{i,d}`. -/
 theorem variance_eq_sum_weight (i : Fin n) :
     variance c i = ∑ d ∈ (ncSupport c i).image deg, weight c i d := by
   unfold variance weight
-  exact (Finset.sum_fiberwise_of_maps_to
+  exact (Finset.sum_fiberwise_of_maps_to (g := deg) (t := (ncSupport c i).image deg)
     (fun α (hα : α ∈ ncSupport c i) => Finset.mem_image_of_mem deg hα)
     (fun α => (c i α) ^ 2 * mfact α)).symm
 
@@ -388,7 +400,7 @@ theorem alignLoss_sub_eq (ρ : ℝ) (hvar : ∀ i, variance c i = 1) :
       = ∑ i, ∑ α ∈ ncSupport c i, 2 * (c i α) ^ 2 * mfact α * (ρ - ρ ^ deg α) := by
   calc alignLoss c ρ - 2 * (1 - ρ) * (n : ℝ)
       = ∑ i, (2 * (variance c i - corr c ρ i) - 2 * (1 - ρ)) := by
-        rw [Finset.sum_sub_distrib, sum_const_fin]
+        rw [Finset.sum_sub_distrib, sum_const_fin (2 * (1 - ρ))]
         unfold alignLoss
         ring
     _ = ∑ i, ∑ α ∈ ncSupport c i, 2 * (c i α) ^ 2 * mfact α * (ρ - ρ ^ deg α) := by
@@ -543,7 +555,7 @@ part is orthogonal. -/
 theorem linearPart_mem_orthogonalGroup (h0 : ∀ i, c i 0 = 0)
     (h2 : ∀ i α, 2 ≤ deg α → c i α = 0) (hcov : cov c = 1) :
     linearPart c ∈ Matrix.orthogonalGroup (Fin n) ℝ := by
-  rw [Matrix.mem_orthogonalGroup_iff]
+  rw [Matrix.mem_orthogonalGroup_iff (Fin n) ℝ]
   exact (mul_transpose_linearPart_eq_cov c h0 h2).trans hcov
 
 end Evaluation
@@ -652,7 +664,8 @@ theorem linear_identifiability_witness (Q : Matrix (Fin n) (Fin n) ℝ)
   have hlin : linearPart (linearEncoder Q) = Q := linearPart_linearEncoder Q
   have hcov : cov (linearEncoder Q) = 1 := by
     rw [← mul_transpose_linearPart_eq_cov (linearEncoder Q) h0 h2, hlin]
-    exact Matrix.mem_orthogonalGroup_iff.mp hQ
+    -- `n` and `R` are explicit binders of `Matrix.mem_orthogonalGroup_iff` (`variable (n) (R …)`)
+    exact (Matrix.mem_orthogonalGroup_iff (Fin n) ℝ).mp hQ
   have hvar : ∀ i, variance (linearEncoder Q) i = 1 := by
     intro i
     rw [variance_eq_cov_self, hcov, Matrix.one_apply_eq]

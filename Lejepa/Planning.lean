@@ -88,7 +88,8 @@ theorem rollout_latent (f : S → A → S) (hQ : ∀ z, Qinv (Q z) = z) (z0 : S)
   induction t with
   | zero => rfl
   | succ t ih =>
-    rw [rollout_succ, rollout_succ, ih]
+    -- each `rollout_succ` names its dynamics, so each rewrites exactly one side
+    rw [rollout_succ (latentDyn Q Qinv f), rollout_succ f, ih]
     show Q (f (Qinv (Q (rollout f z0 a t))) (a t)) = Q (f (rollout f z0 a t) (a t))
     rw [hQ]
 

@@ -126,13 +126,15 @@ theorem not_integrable_of_le_on {p : ℝ → ℝ} {s : Set ℝ} {c : ℝ} (hs : 
     (hvol : volume s = ∞) (hc : 0 < c) (hle : ∀ z ∈ s, c ≤ p z) : ¬ Integrable p := by
   intro hp
   have hon : Integrable p (volume.restrict s) := hp.restrict
-  have hconst : Integrable (fun _ : ℝ => c) (volume.restrict s) := by
-    refine hon.mono' aestronglyMeasurable_const ?_
-    refine ae_restrict_of_forall_mem hs ?_
+  -- the bound is stated with its predicate written out, so that neither `ae_restrict_of_forall_mem`
+  -- nor `Integrable.mono'` has a higher-order argument left to infer
+  have hbound : ∀ z ∈ s, ‖c‖ ≤ p z := by
     intro z hz
-    show ‖c‖ ≤ p z
     rw [Real.norm_eq_abs, abs_of_pos hc]
     exact hle z hz
+  have hae : ∀ᵐ z ∂(volume.restrict s), ‖c‖ ≤ p z := ae_restrict_of_forall_mem hs hbound
+  have hconst : Integrable (fun _ : ℝ => c) (volume.restrict s) :=
+    hon.mono' aestronglyMeasurable_const hae
   have hfin : IsFiniteMeasure (volume.restrict s) :=
     (integrable_const_iff_isFiniteMeasure hc.ne').mp hconst
   exact isFiniteMeasure_restrict.mp hfin hvol
@@ -215,7 +217,8 @@ theorem eq_gaussianPDFReal_of_eq_mul_exp' {p : ℝ → ℝ} {a b μ : ℝ} {v : 
   have hint' : ∫ y, p y = p 0 / gaussianPDFReal μ v 0 := by
     calc ∫ y, p y = ∫ y, p 0 / gaussianPDFReal μ v 0 * gaussianPDFReal μ v y :=
           integral_congr_ae (Filter.EventuallyEq.of_eq (funext hpg))
-      _ = p 0 / gaussianPDFReal μ v 0 * ∫ y, gaussianPDFReal μ v y := integral_const_mul _ _
+      _ = p 0 / gaussianPDFReal μ v 0 * ∫ y, gaussianPDFReal μ v y :=
+          integral_const_mul (p 0 / gaussianPDFReal μ v 0) (gaussianPDFReal μ v)
       _ = p 0 / gaussianPDFReal μ v 0 := by
           rw [integral_gaussianPDFReal_eq_one μ hv, mul_one]
   have hc : p 0 / gaussianPDFReal μ v 0 = 1 := hint'.symm.trans hint
@@ -265,7 +268,9 @@ theorem score_eq_of_affine_eigenfunction {p : ℝ → ℝ} {α β lam : ℝ} (h�
   have h := heig z
   have hd1 : deriv (fun z : ℝ => α * z + β) z = α := congrFun (deriv_affine α β) z
   have hd2 : deriv (deriv (fun z : ℝ => α * z + β)) z = 0 := by
-    rw [deriv_affine, deriv_const]
+    rw [deriv_affine]
+    -- `exact` (default transparency) rather than a closing `rw … rfl` on the two zeros
+    exact deriv_const z α
   rw [generator, hd2, hd1, zero_add] at h
   have hinv : α * α⁻¹ = 1 := mul_inv_cancel₀ hα
   linear_combination α⁻¹ * h - (score p z + lam * z) * hinv
@@ -299,7 +304,9 @@ theorem score_gaussianPDFReal (μ : ℝ) {v : ℝ≥0} (hv : v ≠ 0) (z : ℝ) 
   have hb : (μ / (v : ℝ)) * v = μ := by linear_combination μ * hinv
   have hform := gaussianPDFReal_eq_mul_exp μ v hvR ha hb
   have hd := hasDerivAt_of_eq_mul_exp hform z
-  rw [score, hd.deriv, mul_div_assoc, div_self (gaussianPDFReal_pos μ v z hv).ne', mul_one]
+  have hG : gaussianPDFReal μ v z ≠ 0 := (gaussianPDFReal_pos μ v z hv).ne'
+  -- `(a z + b) * G / G = a z + b` in one step (`mul_div_cancel_right₀`), then `ring`
+  rw [score, hd.deriv, mul_div_cancel_right₀ _ hG]
   ring
 
 /-- Converse, eigenfunction: for the Gaussian density, `φ z = z - μ` satisfies
@@ -311,7 +318,8 @@ theorem generator_gaussianPDFReal (μ : ℝ) {v : ℝ≥0} (hv : v ≠ 0) (z : �
     exact ((hasDerivAt_id' y).sub_const μ).deriv
   have hd1 : deriv (fun y : ℝ => y - μ) z = 1 := congrFun h1 z
   have hd2 : deriv (deriv (fun y : ℝ => y - μ)) z = 0 := by
-    rw [h1, deriv_const]
+    rw [h1]
+    exact deriv_const z (1 : ℝ)
   rw [generator, hd2, hd1, score_gaussianPDFReal μ hv z]
   ring
 
