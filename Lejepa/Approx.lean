@@ -188,6 +188,7 @@ theorem frob_sub_le (M N : Matrix (Fin n) (Fin n) ℝ) : frob (M - N) ≤ frob M
   rw [hexp, add_sq, frob_sq M, frob_sq N]
   linarith
 
+set_option backward.isDefEq.respectTransparency false in
 /-- (L1d) `‖AᵀA - 1‖_F = ‖AAᵀ - 1‖_F`: both squares equal `tr((AAᵀ)²) - 2 tr(AAᵀ) + n`. -/
 theorem frob_transpose_mul_sub_one (A : Matrix (Fin n) (Fin n) ℝ) :
     frob (Aᵀ * A - 1) = frob (A * Aᵀ - 1) := by
@@ -253,7 +254,7 @@ theorem exists_orthonormalBasis_inner_eq_norm (f : Fin n → EuclideanSpace ℝ 
     rw [hb]
     calc inner ℝ (f k) (‖f k‖⁻¹ • f k) = ‖f k‖⁻¹ * inner ℝ (f k) (f k) :=
           real_inner_smul_right (f k) (f k) ‖f k‖⁻¹
-      _ = ‖f k‖⁻¹ * ‖f k‖ ^ 2 := by rw [real_inner_self_eq_norm_sq]
+      _ = ‖f k‖⁻¹ * ‖f k‖ ^ 2 := congrArg (‖f k‖⁻¹ * ·) (real_inner_self_eq_norm_sq (f k))
       _ = ‖f k‖ := key
 
 set_option backward.isDefEq.respectTransparency false in
@@ -364,7 +365,7 @@ theorem exists_orthogonal_frob_sub_le (A : Matrix (Fin n) (Fin n) ℝ) :
   -- `Matrix.mul_eq_one_comm_of_equiv` (`Data/Matrix/Mul.lean`) with `e = Equiv.refl`; its
   -- `[IsStablyFiniteRing ℝ]` comes from `Matrix.instIsStablyFiniteRingOfCommSemiring`
   -- (`LinearAlgebra/Matrix/SemiringInverse.lean`)
-  have hVV' : V * Vᵀ = 1 := (Matrix.mul_eq_one_comm_of_equiv (Equiv.refl (Fin n))).mp hVV
+  have hVV' : V * Vᵀ = 1 := (Matrix.mul_eq_one_comm_of_equiv (R := ℝ) (Equiv.refl (Fin n))).mp hVV
   -- the eigen-equation, entrywise: `(AᵀA V)_{jl} = λ_l V_{jl}`
   have heig : ∀ j l, ∑ m, (Aᵀ * A) j m * V m l = hM.eigenvalues l * V j l := by
     intro j l
@@ -404,8 +405,12 @@ theorem exists_orthogonal_frob_sub_le (A : Matrix (Fin n) (Fin n) ℝ) :
     rw [hBB, if_neg hkl, mul_zero]
   obtain ⟨W, hWW, hWB⟩ := exists_orthogonal_cols_inner_eq_norm (A * V) hB
   refine ⟨W * Vᵀ, ?_, ?_⟩
-  · rw [Matrix.mem_orthogonalGroup_iff', Matrix.transpose_mul, Matrix.transpose_transpose,
-      Matrix.mul_assoc, ← Matrix.mul_assoc Wᵀ W Vᵀ, hWW, Matrix.one_mul, hVV']
+  · -- the equation is stated with this file's instances, so the closing `1 = 1` is syntactic;
+    -- `n` and `R` are explicit arguments of `Matrix.mem_orthogonalGroup_iff'`
+    have hQ : (W * Vᵀ)ᵀ * (W * Vᵀ) = 1 := by
+      rw [Matrix.transpose_mul, Matrix.transpose_transpose, Matrix.mul_assoc,
+        ← Matrix.mul_assoc Wᵀ W Vᵀ, hWW, Matrix.one_mul, hVV']
+    exact (Matrix.mem_orthogonalGroup_iff' (Fin n) ℝ).mpr hQ
   · have hA : A - W * Vᵀ = (A * V - W) * Vᵀ := by
       rw [Matrix.sub_mul, Matrix.mul_assoc, hVV', Matrix.mul_one]
     have hVt : Vᵀ * Vᵀᵀ = 1 := by rw [Matrix.transpose_transpose]; exact hVV
@@ -877,9 +882,9 @@ theorem approximate_identifiability_paper_form (c : Fin n → ((Fin n →₀ ℕ
       recoveryError c Q ≤ normalizedGap (paperGap c ρ) ρ +
         (whiteningError c + normalizedGap (paperGap c ρ) ρ) ^ 2 := by
   have htr : Matrix.trace (cov c) = (n : ℝ) := by
-    rw [trace_cov]
-    simp only [hvar, Finset.sum_const, Finset.card_univ, Fintype.card_fin, nsmul_eq_mul,
-      mul_one]
+    -- `sum_const_fin` (`Lejepa.Hermite`) states `∑ _i : Fin n, x = (n : ℝ) * x` with the cast as
+    -- elaborated by instance search, the same cast as the goal's `(n : ℝ)`
+    rw [trace_cov, Finset.sum_congr rfl fun i _ => hvar i, sum_const_fin, mul_one]
   have hgap : traceGap c ρ = paperGap c ρ := by
     rw [traceGap, paperGap, htr]
   have hmu : meanSq c = 0 := by
@@ -1118,7 +1123,10 @@ theorem recoveryError_nearEncoder (Q : Matrix (Fin 1) (Fin 1) ℝ) :
 theorem recoveryError_nearEncoder_ge {Q : Matrix (Fin 1) (Fin 1) ℝ}
     (hQ : Q ∈ Matrix.orthogonalGroup (Fin 1) ℝ) : 129 / 10000 ≤ recoveryError nearEncoder Q := by
   have hq : Q 0 0 * Q 0 0 = 1 := by
-    have h := congrFun (congrFun (Matrix.mem_orthogonalGroup_iff.mp hQ) 0) 0
+    -- `Matrix.mem_orthogonalGroup_iff` takes `n` and `R` explicitly (`variable (n) (R : Type v)`,
+    -- `LinearAlgebra/UnitaryGroup.lean`), so they are supplied before `.mp`
+    have hQQ : Q * Qᵀ = 1 := (Matrix.mem_orthogonalGroup_iff (Fin 1) ℝ).mp hQ
+    have h : (Q * Qᵀ) 0 0 = (1 : Matrix (Fin 1) (Fin 1) ℝ) 0 0 := congrFun (congrFun hQQ 0) 0
     rw [Matrix.mul_apply, Fin.sum_univ_one, Matrix.transpose_apply, Matrix.one_apply_eq] at h
     exact h
   rw [recoveryError_nearEncoder]
@@ -1194,7 +1202,8 @@ theorem cov_linCoeff {U : Matrix (Fin n) (Fin n) ℝ} (hU : U ∈ Matrix.orthogo
     cov (linCoeff U) = 1 := by
   rw [← mul_transpose_linearPart_eq_cov (linCoeff U) (fun i => linCoeff_zero U i)
     (fun i _ hα => linCoeff_of_two_le_deg U i hα), linearPart_linCoeff]
-  exact Matrix.mem_orthogonalGroup_iff.mp hU
+  -- `n` and `R` are explicit arguments of `Matrix.mem_orthogonalGroup_iff`
+  exact (Matrix.mem_orthogonalGroup_iff (Fin n) ℝ).mp hU
 
 theorem variance_linCoeff {U : Matrix (Fin n) (Fin n) ℝ}
     (hU : U ∈ Matrix.orthogonalGroup (Fin n) ℝ) (i : Fin n) : variance (linCoeff U) i = 1 := by
@@ -1274,6 +1283,7 @@ theorem approximate_identifiability_witness {U : Matrix (Fin n) (Fin n) ℝ}
     zero_div]
   ring
 
+set_option backward.isDefEq.respectTransparency false in
 /-- **Non-vacuity of the Procrustes bound `exists_orthogonal_frob_sub_le`.** For `U ∈ O(n)` the
 right-hand side `‖UᵀU - 1‖_F` is `0`, so the lemma returns an orthogonal `Q` at distance `0`
 (`Q = U`); for `h = nearEncoder` (`A = 99/100`) it is the `Q = 1` of
@@ -1282,7 +1292,10 @@ theorem exists_orthogonal_frob_sub_le_witness {U : Matrix (Fin n) (Fin n) ℝ}
     (hU : U ∈ Matrix.orthogonalGroup (Fin n) ℝ) :
     frob (Uᵀ * U - 1) = 0 ∧ ∃ Q ∈ Matrix.orthogonalGroup (Fin n) ℝ, frob (U - Q) = 0 := by
   have h0 : frob (Uᵀ * U - 1) = 0 := by
-    rw [Matrix.mem_orthogonalGroup_iff'.mp hU, sub_self]
+    -- `n` and `R` are explicit arguments of `Matrix.mem_orthogonalGroup_iff'`; the equation is
+    -- restated with this file's instances, so the `rw` pattern below is syntactic
+    have hU' : Uᵀ * U = 1 := (Matrix.mem_orthogonalGroup_iff' (Fin n) ℝ).mp hU
+    rw [hU', sub_self]
     exact frob_zero
   obtain ⟨Q, hQ, hle⟩ := exists_orthogonal_frob_sub_le U
   rw [h0] at hle
