@@ -109,6 +109,9 @@ theorem trace_eq_frobSq (J : Matrix (Fin n) (Fin n) ℝ) :
     (J * Jᴴ).trace = ∑ i, ∑ j, J i j ^ 2 := by
   simp only [Matrix.trace, Matrix.diag_apply, Matrix.mul_apply, Matrix.conjTranspose_apply,
     star_trivial, sq]
+  -- both sides are now `∑ᵢ ∑ⱼ Jᵢⱼ * Jᵢⱼ`, the two `*` reached by different instance paths; a no-op
+  -- if `simp only` already closed the goal
+  all_goals rfl
 
 set_option backward.isDefEq.respectTransparency false in
 /-- `det (J Jᴴ) = |det J|²` for a real matrix. -/
@@ -191,17 +194,33 @@ theorem frobSq_eq_card_iff (J : Matrix (Fin n) (Fin n) ℝ) (hdet : |J.det| = 1)
       exact hall i (Finset.mem_univ i)
     -- spectral theorem at v4.31.0: `A = conjStarAlgAut 𝕜 _ U (diagonal (RCLike.ofReal ∘ λ))`
     have hs := (Matrix.isHermitian_mul_conjTranspose_self J).spectral_theorem
-    rw [hd] at hs
-    -- as in Mathlib's `rank_eq_rank_diagonal` / `charpoly_eq` (`Analysis/Matrix/Spectrum.lean`),
-    -- `spectral_theorem` is rewritten with `conjStarAlgAut_apply` (`… = u * x * (star u : R)`, so
-    -- the last factor is `star ↑u`), then `diagonal_one`, `mul_one`, and
-    -- `mul_star_self_of_mem (hU : U ∈ unitary R) : U * star U = 1` with `U := ↑u`, whose
-    -- `star ↑u` is the form `conjStarAlgAut_apply` leaves (`coe_mul_star_self` is stated with
-    -- `↑(star u)`, which Mathlib first produces by `rw [← coe_star]`).
-    rw [Unitary.conjStarAlgAut_apply, Matrix.diagonal_one, Matrix.mul_one,
+    -- `conjStarAlgAut_apply` (`conjStarAlgAut S R u x = u * x * (star u : R)`, proved by `rfl`) is
+    -- used as a term: `hs.trans` compares its left side with `hs`'s right side, and the `have`
+    -- compares its right side with the statement below (this file's instances), both at default
+    -- transparency. Nothing is rewritten inside a term built by the generic spectral lemma.
+    have hs' : J * Jᴴ =
+        ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary :
+          Matrix (Fin n) (Fin n) ℝ) *
+          Matrix.diagonal
+            (RCLike.ofReal ∘ (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues :
+              Fin n → ℝ) *
+          star ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary :
+            Matrix (Fin n) (Fin n) ℝ) :=
+      hs.trans (Unitary.conjStarAlgAut_apply _ _)
+    -- `mul_star_self_of_mem (hU : U ∈ unitary R) : U * star U = 1`, stated with this file's
+    -- instances (checked at default transparency)
+    have hU : ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary :
+          Matrix (Fin n) (Fin n) ℝ) *
+          star ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary :
+            Matrix (Fin n) (Fin n) ℝ) = 1 :=
       Unitary.mul_star_self_of_mem
-        (Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary.prop] at hs
-    exact hs
+        (Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary.prop
+    have hdiag : Matrix.diagonal
+        (RCLike.ofReal ∘ (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues :
+          Fin n → ℝ) = 1 :=
+      (congrArg Matrix.diagonal hd).trans Matrix.diagonal_one
+    rw [hdiag, Matrix.mul_one] at hs'
+    exact hs'.trans hU
   · intro h1
     have htr : (J * Jᴴ).trace = ((Fintype.card (Fin n) : ℕ) : ℝ) := by
       rw [h1]
@@ -259,7 +278,11 @@ theorem one_le_integral_exp {g : Ω → ℝ} (hg : Integrable g μ)
     (hexp : Integrable (fun ω => Real.exp (g ω)) μ) (hmean : ∫ ω, g ω ∂μ = 0) :
     1 ≤ ∫ ω, Real.exp (g ω) ∂μ := by
   have hone : ∫ _ : Ω, (1 : ℝ) ∂μ = 1 := by
-    rw [integral_const, probReal_univ, smul_eq_mul, mul_one]
+    -- `integral_const` (`… = μ.real univ • c`) stated with `*`: `•` on `ℝ` is `*` at default
+    -- transparency, so no rewrite has to match the `NormedSpace` scalar action
+    have h : ∫ _ : Ω, (1 : ℝ) ∂μ = μ.real Set.univ * 1 := integral_const (1 : ℝ)
+    rw [probReal_univ, mul_one] at h
+    exact h
   have hsum : ∫ ω, (g ω + 1) ∂μ = 1 := by
     rw [integral_add hg (integrable_const (1 : ℝ)), hmean, hone, zero_add]
   have hle : ∫ ω, (g ω + 1) ∂μ ≤ ∫ ω, Real.exp (g ω) ∂μ :=
@@ -349,7 +372,11 @@ theorem card_le_integral_frobSq_witness (n : ℕ) :
     exact one_ne_zero
   · rw [Matrix.det_one, abs_one, Real.log_one]
     exact integral_zero Ω ℝ
-  · rw [frobSq_one n, integral_const, probReal_univ, smul_eq_mul, one_mul]
+  · -- as in `one_le_integral_exp`: `integral_const` stated with `*`
+    have h : ∫ _ : Ω, (n : ℝ) ∂μ = μ.real Set.univ * (n : ℝ) := integral_const (n : ℝ)
+    rw [probReal_univ, one_mul] at h
+    rw [frobSq_one n]
+    exact h
 
 /-- The witness plugged into `card_le_integral_frobSq` (for `n ≥ 1`). -/
 theorem card_le_integral_frobSq_applies {n : ℕ} (hn : 0 < n) :

@@ -129,7 +129,7 @@ theorem hasDerivAt_stdGaussianPDF (x : ℝ) :
   have h := ((h2.fun_neg.div_const 2).exp).const_mul (Real.sqrt (2 * Real.pi))⁻¹
   have hf : gaussianPDFReal 0 1 =
       fun y => (Real.sqrt (2 * Real.pi))⁻¹ * Real.exp (-y ^ 2 / 2) :=
-    funext stdGaussianPDF_eq
+    _root_.funext stdGaussianPDF_eq
   have hv : -x * gaussianPDFReal 0 1 x =
       (Real.sqrt (2 * Real.pi))⁻¹ * (Real.exp (-x ^ 2 / 2) * (-(2 * x) / 2)) := by
     rw [stdGaussianPDF_eq]
@@ -184,9 +184,10 @@ def polyMean (p : ℝ[X]) : ℝ :=
 
 /-- Bridge to Mathlib's Gaussian measure: `∫ p d(gaussianReal 0 1) = polyMean p`. -/
 theorem integral_gaussianReal_eval (p : ℝ[X]) :
-    ∫ x, p.eval x ∂(gaussianReal 0 1) = polyMean p := by
-  rw [integral_gaussianReal_eq_integral_smul (one_ne_zero : (1 : NNReal) ≠ 0)]
-  rfl
+    ∫ x, p.eval x ∂(gaussianReal 0 1) = polyMean p :=
+  -- term mode: the lemma's right side `∫ φ x • p(x)` is compared with `polyMean p` (unfolded) at
+  -- default transparency, where `•` on `ℝ` is `*`
+  integral_gaussianReal_eq_integral_smul (one_ne_zero : (1 : NNReal) ≠ 0)
 
 theorem polyMean_add (p q : ℝ[X]) : polyMean (p + q) = polyMean p + polyMean q := by
   have h : (fun x => gaussianPDFReal 0 1 x * (p + q).eval x) =
@@ -243,9 +244,15 @@ theorem polyMean_X_mul (p : ℝ[X]) : polyMean (X * p) = polyMean (derivative p)
     funext x
     rw [Polynomial.eval_mul, Polynomial.eval_X]
     ring
-  rw [h1, integral_neg, neg_neg] at h
-  simp only [polyMean]
-  exact h.symm
+  -- `integral_neg` as a term (default transparency), then rewrites on this file's own terms only
+  have h2 : ∫ x, (-x * gaussianPDFReal 0 1 x) * p.eval x =
+      -∫ x, gaussianPDFReal 0 1 x * (X * p).eval x := by
+    rw [h1]
+    exact integral_neg fun x => gaussianPDFReal 0 1 x * (X * p).eval x
+  have h3 : ∫ x, gaussianPDFReal 0 1 x * (derivative p).eval x =
+      ∫ x, gaussianPDFReal 0 1 x * (X * p).eval x := by
+    rw [h, h2, neg_neg]
+  exact h3.symm
 
 /-- **Stein's identity** under Mathlib's Gaussian measure: for every real polynomial `p`,
 `∫ x p(x) d(gaussianReal 0 1) = ∫ p'(x) d(gaussianReal 0 1)`. -/
@@ -283,6 +290,7 @@ theorem polyMean_hermiteReal_mul (m n : ℕ) :
     cases n with
     | zero =>
       rw [hermiteReal_zero, mul_one, polyMean_one, if_pos rfl, Nat.factorial_zero, Nat.cast_one]
+      all_goals rfl
     | succ k =>
       rw [hermiteReal_zero, one_mul, polyMean_hermiteReal_succ,
         if_neg (show ¬((0 : ℕ) = k + 1) by omega)]
@@ -297,6 +305,7 @@ theorem polyMean_hermiteReal_mul (m n : ℕ) :
       by_cases hmk : m = k
       · rw [if_pos hmk, if_pos (show m + 1 = k + 1 by omega), Nat.factorial_succ, Nat.cast_mul,
           Nat.cast_add, Nat.cast_one]
+        all_goals rfl
       · rw [if_neg hmk, if_neg (show ¬(m + 1 = k + 1) by omega), mul_zero]
 
 /-- **Hermite orthogonality** under `N(0, 1)` (the fact behind the paper's `Var h_i = Σ c² α!`
@@ -400,9 +409,18 @@ theorem integral_integral_hermiteReal_ou {ρ σ : ℝ} (hσ : σ ^ 2 = 1 - ρ ^ 
   have hin : (fun x => ∫ y, (hermiteReal m).eval x * (hermiteReal n).eval (ρ * x + σ * y)
       ∂(gaussianReal 0 1)) = fun x => ρ ^ n * (hermiteReal m * hermiteReal n).eval x := by
     funext x
-    rw [integral_const_mul, integral_hermiteReal_affine_gaussianReal hσ, Polynomial.eval_mul]
+    -- `integral_const_mul` (stated for `[RCLike L]`) as an equation with this file's instances, so
+    -- that the next rewrites see syntactically equal terms
+    have h1 : ∫ y, (hermiteReal m).eval x * (hermiteReal n).eval (ρ * x + σ * y)
+        ∂(gaussianReal 0 1) =
+        (hermiteReal m).eval x * ∫ y, (hermiteReal n).eval (ρ * x + σ * y) ∂(gaussianReal 0 1) :=
+      integral_const_mul ((hermiteReal m).eval x) (fun y => (hermiteReal n).eval (ρ * x + σ * y))
+    rw [h1, integral_hermiteReal_affine_gaussianReal hσ, Polynomial.eval_mul]
     ring
-  rw [hin, integral_const_mul, integral_gaussianReal_eval, polyMean_hermiteReal_mul]
+  have h2 : ∫ x, ρ ^ n * (hermiteReal m * hermiteReal n).eval x ∂(gaussianReal 0 1) =
+      ρ ^ n * ∫ x, (hermiteReal m * hermiteReal n).eval x ∂(gaussianReal 0 1) :=
+    integral_const_mul (ρ ^ n) (fun x => (hermiteReal m * hermiteReal n).eval x)
+  rw [hin, h2, integral_gaussianReal_eval, polyMean_hermiteReal_mul]
   by_cases hmn : m = n
   · rw [if_pos hmn, if_pos hmn]
     ring
@@ -452,7 +470,11 @@ theorem integral_hermiteProd_mul (α β : ι → ℕ) :
   have h : (fun z : ι → ℝ => hermiteProd α z * hermiteProd β z) =
       fun z => ∏ j, (hermiteReal (α j)).eval (z j) * (hermiteReal (β j)).eval (z j) := by
     funext z
-    simp only [hermiteProd, Finset.prod_mul_distrib]
+    -- `prod_mul_distrib` with its functions named, compared at default transparency
+    -- (`hermiteProd` unfolds there)
+    exact (Finset.prod_mul_distrib (s := (Finset.univ : Finset ι))
+      (f := fun j => (hermiteReal (α j)).eval (z j))
+      (g := fun j => (hermiteReal (β j)).eval (z j))).symm
   calc ∫ z, hermiteProd α z * hermiteProd β z ∂(Measure.pi fun _ : ι => gaussianReal 0 1)
       = ∫ z, ∏ j, (hermiteReal (α j)).eval (z j) * (hermiteReal (β j)).eval (z j)
           ∂(Measure.pi fun _ : ι => gaussianReal 0 1) := by rw [h]
@@ -493,8 +515,15 @@ theorem integral_integral_hermiteProd_ou {ρ σ : ℝ} (hσ : σ ^ 2 = 1 - ρ ^ 
       fun z => ∏ j, (hermiteReal (α j)).eval (z j) *
         (ρ ^ β j * (hermiteReal (β j)).eval (z j)) := by
     funext z
-    rw [integral_const_mul, integral_hermiteProd_affine hσ]
-    simp only [hermiteProd, Finset.prod_mul_distrib]
+    have h1 : ∫ η, hermiteProd α z * hermiteProd β (fun j => ρ * z j + σ * η j)
+        ∂(Measure.pi fun _ : ι => gaussianReal 0 1) =
+        hermiteProd α z * ∫ η, hermiteProd β (fun j => ρ * z j + σ * η j)
+          ∂(Measure.pi fun _ : ι => gaussianReal 0 1) :=
+      integral_const_mul (hermiteProd α z) (fun η => hermiteProd β (fun j => ρ * z j + σ * η j))
+    rw [h1, integral_hermiteProd_affine hσ]
+    exact (Finset.prod_mul_distrib (s := (Finset.univ : Finset ι))
+      (f := fun j => (hermiteReal (α j)).eval (z j))
+      (g := fun j => ρ ^ β j * (hermiteReal (β j)).eval (z j))).symm
   calc ∫ z, (∫ η, hermiteProd α z * hermiteProd β (fun j => ρ * z j + σ * η j)
         ∂(Measure.pi fun _ : ι => gaussianReal 0 1)) ∂(Measure.pi fun _ : ι => gaussianReal 0 1)
       = ∫ z, ∏ j, (hermiteReal (α j)).eval (z j) * (ρ ^ β j * (hermiteReal (β j)).eval (z j))
@@ -507,7 +536,13 @@ theorem integral_integral_hermiteProd_ou {ρ σ : ℝ} (hσ : σ ^ 2 = 1 - ρ ^ 
         Finset.prod_congr rfl fun j _ => integral_hermiteReal_mul_const_mul (α j) (β j) (ρ ^ β j)
     _ = if α = β then ∏ j, ((β j).factorial : ℝ) * ρ ^ β j else 0 := prod_ite_eq_ite_prod α β _
     _ = if α = β then (∏ j, ((β j).factorial : ℝ)) * ρ ^ (∑ j, β j) else 0 := by
-        rw [Finset.prod_mul_distrib, Finset.prod_pow_eq_pow_sum]
+        -- both lemmas as equations with this file's instances (checked at default transparency),
+        -- so that the rewrites below leave two syntactically equal sides
+        have hprod : ∏ j, ((β j).factorial : ℝ) * ρ ^ β j =
+            (∏ j, ((β j).factorial : ℝ)) * ∏ j, ρ ^ β j :=
+          Finset.prod_mul_distrib (f := fun j => ((β j).factorial : ℝ)) (g := fun j => ρ ^ β j)
+        have hpow : ∏ j, ρ ^ β j = ρ ^ (∑ j, β j) := Finset.prod_pow_eq_pow_sum Finset.univ β ρ
+        rw [hprod, hpow]
 
 end Multivariate
 

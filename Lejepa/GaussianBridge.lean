@@ -200,7 +200,14 @@ theorem integral_encoderEval (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (i 
           (fun α _ => (integrable_hermiteMulti α).const_mul (c i α))
     _ = ∑ α ∈ (c i).support, c i α * (if α = 0 then (1 : ℝ) else 0) :=
         Finset.sum_congr rfl fun α _ => by
-          rw [integral_const_mul, integral_hermiteMulti]
+          -- `integral_const_mul` (stated for `[RCLike L]`) as an equation with this file's
+          -- instances, so that both rewrites below act on syntactically equal terms
+          have h1 : ∫ z, c i α * Lejepa.Hermite.hermiteMulti α z
+              ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) =
+              c i α * ∫ z, Lejepa.Hermite.hermiteMulti α z
+                ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) :=
+            integral_const_mul (c i α) (fun z => Lejepa.Hermite.hermiteMulti α z)
+          rw [h1, integral_hermiteMulti]
     _ = c i 0 := sum_mul_ite_zero (c i)
     _ = Lejepa.Hermite.mean c i := rfl
 
@@ -336,13 +343,24 @@ theorem integral_encoderEval_mul (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ))
     _ = ∑ α ∈ (c i).support, ∑ β ∈ (c k).support,
           c i α * c k β * (if α = β then Lejepa.Hermite.mfact β else 0) :=
         Finset.sum_congr rfl fun α _ => Finset.sum_congr rfl fun β _ => by
-          rw [integral_const_mul, integral_hermiteMulti_mul]
+          -- as in `integral_encoderEval`: `integral_const_mul` with this file's instances
+          have h1 : ∫ z, c i α * c k β *
+              (Lejepa.Hermite.hermiteMulti α z * Lejepa.Hermite.hermiteMulti β z)
+              ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) =
+              c i α * c k β * ∫ z, Lejepa.Hermite.hermiteMulti α z *
+                Lejepa.Hermite.hermiteMulti β z
+                ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) :=
+            integral_const_mul (c i α * c k β)
+              (fun z => Lejepa.Hermite.hermiteMulti α z * Lejepa.Hermite.hermiteMulti β z)
+          rw [h1, integral_hermiteMulti_mul]
     _ = ∑ α ∈ (c i).support, c i α * c k α * Lejepa.Hermite.mfact α :=
         Finset.sum_congr rfl fun α _ => sum_mul_ite_mfact (c i) (c k) α
     _ = (∑ α ∈ ((c i).support ∪ (c k).support).filter (fun α => α ≠ 0),
           c i α * c k α * Lejepa.Hermite.mfact α) + c i 0 * c k 0 :=
         sum_mul_mfact_eq (c i) (c k)
-    _ = Lejepa.Hermite.cov c i k + Lejepa.Hermite.mean c i * Lejepa.Hermite.mean c k := rfl
+    _ = Lejepa.Hermite.cov c i k + Lejepa.Hermite.mean c i * Lejepa.Hermite.mean c k := by
+        rw [Lejepa.Hermite.cov_apply]
+        rfl
 
 /-- `E[h_i(z)²] = variance c i + (mean c i)²` under `N(0, Iₙ)`: `integral_encoderEval_mul` with
 `k = i` and `Lejepa.Hermite.variance_eq_cov_self`. -/
