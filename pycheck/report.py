@@ -1,7 +1,10 @@
 """The rows that ``lejepa check`` prints, and how they are printed.
 
 A :class:`CheckRow` is one numerical cross-check: the paper's claim it tests, the quantity
-computed, the computed and the reference value, the tolerance, and the verdict. Modules under
+computed, the computed and the reference value, the tolerance, and the verdict: ``PASS``, ``FAIL``,
+``UNDECIDED`` (a statistical test whose confidence interval straddles the decision threshold: the
+data neither show the claim nor refute it) or ``SKIP`` (not run). Only ``FAIL`` is a failure
+(``lejepa check`` exits 1 only for one). Modules under
 ``pycheck.checks`` each expose ``rows(**options) -> list[CheckRow]``; :func:`run_checks` gathers
 them. The JSON form has the same fields as the table.
 """
@@ -21,7 +24,9 @@ class CheckRow:
 
     ``passed`` is decided by the producer (a comparison can be ``|value - reference| <= tol``,
     ``value <= reference + tol``, a CI containing the reference, ...); ``relation`` says which,
-    in words printed in the table (e.g. ``"=="``, ``"<="``, ``"in CI"``).
+    in words printed in the table (e.g. ``"=="``, ``"<="``, ``"in CI"``). ``undecided`` marks a
+    statistical row whose interval straddles the threshold (``passed`` is then False: the claim is
+    not shown, but it is not refuted either); :func:`ci_row` sets both from a confidence interval.
     """
 
     claim: str
@@ -32,11 +37,15 @@ class CheckRow:
     passed: bool
     relation: str = "=="
     note: str = ""
+    undecided: bool = False
 
     @property
     def verdict(self) -> str:
+        """``SKIP``, ``UNDECIDED``, ``PASS`` or ``FAIL``, in that order of precedence."""
         if self.relation == "skipped":
             return "SKIP"
+        if self.undecided:
+            return "UNDECIDED"
         return "PASS" if self.passed else "FAIL"
 
     def to_dict(self) -> dict[str, Any]:
@@ -67,6 +76,40 @@ def ge_row(claim: str, quantity: str, value: float, reference: float, tolerance:
     """Row that passes iff ``value >= reference - tolerance``."""
     ok = bool(math.isfinite(value) and value >= reference - tolerance)
     return CheckRow(claim, quantity, float(value), float(reference), float(tolerance), ok, ">=", note)
+
+
+def ci_row(claim: str, quantity: str, value: float, reference: float, lo: float, hi: float,
+           relation: str = ">= (CI)", note: str = "") -> CheckRow:
+    """Three-valued row for the claim "the quantity estimated by [lo, hi] is >= 0", from a
+    confidence interval [lo, hi] (its level is the producer's and belongs in ``note``):
+
+    * PASS iff lo >= 0 (the claim holds with that confidence);
+    * FAIL iff hi < 0 (it is violated with that confidence);
+    * UNDECIDED iff lo < 0 <= hi (the interval straddles 0: inconclusive), or a limit is not finite.
+
+    ``value`` and ``reference`` are the point values printed in the table (e.g. err and bound for
+    margin = bound - err); they do not decide the row."""
+    finite = math.isfinite(lo) and math.isfinite(hi)
+    ok = finite and lo >= 0
+    refuted = finite and hi < 0
+    return CheckRow(claim, quantity, float(value), float(reference), 0.0, bool(ok), relation, note,
+                    undecided=not ok and not refuted)
+
+
+def count_verdicts(rows: Iterable[CheckRow]) -> dict[str, int]:
+    """``{"passed", "failed", "undecided", "skipped"}``: how many rows have each verdict."""
+    verdicts = [r.verdict for r in rows]
+    return {"passed": verdicts.count("PASS"), "failed": verdicts.count("FAIL"),
+            "undecided": verdicts.count("UNDECIDED"), "skipped": verdicts.count("SKIP")}
+
+
+def summary_line(rows: Iterable[CheckRow]) -> str:
+    """``N passed, M failed`` then ``, K undecided`` and ``, J skipped`` when nonzero (the first two
+    fields are always there, in that form, for scripts that read the last line)."""
+    c = count_verdicts(rows)
+    return (f"{c['passed']} passed, {c['failed']} failed"
+            + (f", {c['undecided']} undecided" if c["undecided"] else "")
+            + (f", {c['skipped']} skipped" if c["skipped"] else ""))
 
 
 def _discover() -> list[str]:
@@ -125,25 +168,19 @@ def _fmt(x: float) -> str:
 
 def format_table(rows: list[CheckRow]) -> str:
     """Plain-text table: claim | quantity | value | rel | reference | tol | verdict, then the summary
-    line; every failing or skipped row's note (its reason) is listed between the table and the
-    summary."""
+    line (:func:`summary_line`); every failing, undecided or skipped row's note (its reason) is
+    listed between the table and the summary."""
     head = ("claim", "quantity", "value", "rel", "reference", "tol", "verdict")
     body = [(r.claim, r.quantity, _fmt(r.value), r.relation, _fmt(r.reference), _fmt(r.tolerance),
              r.verdict) for r in rows]
     widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(head)]
     line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
     sep = "  ".join("-" * w for w in widths)
-    n_fail = sum(not r.passed for r in rows)
-    n_skip = sum(r.verdict == "SKIP" for r in rows)
-    summary = f"{len(rows) - n_fail - n_skip} passed, {n_fail} failed"
-    if n_skip:
-        summary += f", {n_skip} skipped"
+    summary = summary_line(rows)
     reasons = [f"{r.verdict}: {r.quantity}: {r.note}" for r in rows if r.verdict != "PASS" and r.note]
     return "\n".join([line(head), sep, *(line(b) for b in body), sep, *reasons, summary])
 
 
 def format_json(rows: list[CheckRow]) -> str:
-    n_fail = sum(not r.passed for r in rows)
-    n_skip = sum(r.verdict == "SKIP" for r in rows)
-    return json.dumps({"rows": [r.to_dict() for r in rows], "passed": len(rows) - n_fail - n_skip,
-                       "failed": n_fail, "skipped": n_skip}, indent=2)
+    """``{"rows": [...], "passed", "failed", "undecided", "skipped"}`` (each row with its ``verdict``)."""
+    return json.dumps({"rows": [r.to_dict() for r in rows], **count_verdicts(rows)}, indent=2)

@@ -1,10 +1,9 @@
 """``lejepa check --checkpoints DIR``: one pair of rows per checkpoint that loads, and a corrupt
-``.pt`` or a missing DIR is its own FAIL row whose reason is printed in the table (not only in
-``--json``); the other checkpoints' rows are kept."""
+``.pt`` is its own FAIL row whose reason is printed in the table (not only in ``--json``); the
+other checkpoints' rows are kept. A missing DIR is a usage error (exit 2) before any training."""
 
 from __future__ import annotations
 
-import json
 
 import pytest
 
@@ -47,13 +46,11 @@ def test_corrupt_checkpoint_is_its_own_row_with_its_reason(tmp_path, fast, capsy
     assert "module raised" not in out
 
 
-def test_missing_directory_is_a_fail_row_in_the_table(tmp_path, fast, capsys) -> None:
+def test_missing_directory_is_a_usage_error_and_a_fail_row_in_the_api(tmp_path, fast, capsys) -> None:
     missing = tmp_path / "nope"
     rc = cli.main(["check", "--only", "checks_trained", "--checkpoints", str(missing), "--json", "--quiet"])
-    data = json.loads(capsys.readouterr().out)
-    assert rc == 1 and data["failed"] == 1
-    (row,) = data["rows"]
-    assert str(missing) in row["quantity"] and "does not exist" in row["note"]
-    rc = cli.main(["check", "--only", "checks_trained", "--checkpoints", str(missing), "--quiet"])
-    out = capsys.readouterr().out
-    assert rc == 1 and "does not exist" in out and "module raised" not in out
+    captured = capsys.readouterr()
+    assert rc == 2 and captured.out == ""                            # refused before any training
+    assert "does not exist" in captured.err and "Traceback" not in captured.err
+    (row,) = checks_trained._checkpoint_rows(str(missing))          # the module itself: a FAIL row
+    assert str(missing) in row.quantity and "does not exist" in row.note and row.verdict == "FAIL"

@@ -144,11 +144,15 @@ def _check_name(name: str) -> str:
     return name
 
 
-def check_out_dir(out: str, need_bytes: int = 0) -> None:
-    """Create ``out`` and prove it writable (a probe file written, fsynced, removed) with at least
-    ``need_bytes + MIN_FREE_BYTES`` free; else ``ValueError`` naming the directory and the reason."""
+def check_out_dir(out: str, need_bytes: int = 0, *, create: bool = True, what: str | None = None) -> None:
+    """Create ``out`` (unless ``create`` is False: then a missing ``out`` is an error) and prove it
+    writable (a probe file written, fsynced, removed) with at least ``need_bytes + MIN_FREE_BYTES``
+    free; else ``ValueError`` naming ``what`` (default ``--out 'out'``) and the reason."""
+    what = f"--out {out!r}" if what is None else what
     if os.path.exists(out) and not os.path.isdir(out):
-        raise ValueError(f"--out {out!r} exists and is not a directory")
+        raise ValueError(f"{what} exists and is not a directory")
+    if not create and not os.path.isdir(out):
+        raise ValueError(f"{what} does not exist")
     try:
         os.makedirs(out, exist_ok=True)
         fd, probe = tempfile.mkstemp(dir=out, prefix=".write-probe.", suffix=".tmp")
@@ -160,9 +164,19 @@ def check_out_dir(out: str, need_bytes: int = 0) -> None:
             os.unlink(probe)
         free = shutil.disk_usage(out).free
     except OSError as exc:
-        raise ValueError(f"--out {out!r} is not writable: {exc.strerror or exc}") from None
+        raise ValueError(f"{what} is not writable: {exc.strerror or exc}") from None
     if free < need_bytes + MIN_FREE_BYTES:
-        raise ValueError(f"--out {out!r} has only {free} bytes free (need at least {need_bytes + MIN_FREE_BYTES})")
+        raise ValueError(f"{what} has only {free} bytes free (need at least {need_bytes + MIN_FREE_BYTES})")
+
+
+def check_out_file(path: str, flag: str = "--out") -> None:
+    """Before the work: ``path`` can be written as a file by :func:`atomic_write`, i.e. it is not a
+    directory and its parent directory exists and is writable (:func:`check_out_dir` with
+    ``create=False``: a missing parent is an error, not created); else ``ValueError`` naming it."""
+    if os.path.isdir(path):
+        raise ValueError(f"{flag} {path!r} is a directory; give a file name")
+    parent = os.path.dirname(os.path.abspath(path))
+    check_out_dir(parent, create=False, what=f"{flag} {path!r}: its directory {parent!r}")
 
 
 def _bytes_needed(cfg: dict[str, Any]) -> int:

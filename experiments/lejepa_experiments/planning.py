@@ -139,11 +139,15 @@ def _plan_args(p: argparse.ArgumentParser) -> None:
 
 
 def _plan_run(args: argparse.Namespace) -> int:
-    from .commands import atomic_write
+    """``lejepa plan``: every input and the ``--out`` path are checked before planning (exit 2, one
+    line); a write that still fails at the end (disk full, removed directory) is one line too."""
+    from .commands import atomic_write, check_out_file
 
     try:
         if not os.path.isfile(args.checkpoint):
             raise ValueError(f"checkpoint {args.checkpoint!r} does not exist")
+        if args.out:
+            check_out_file(args.out)
         reps, dim, cfg = reps_from_checkpoint(args.checkpoint)
         res = plan(reps, dim, episodes=args.episodes, horizon=args.horizon, candidates=args.candidates,
                    step=args.step, seed=args.seed)
@@ -160,5 +164,9 @@ def _plan_run(args: argparse.Namespace) -> int:
         payload = {"checkpoint": os.path.abspath(args.checkpoint), "episodes": args.episodes,
                    "horizon": args.horizon, "candidates": args.candidates, "step": args.step,
                    "seed": args.seed, "results": res}
-        atomic_write(args.out, lambda f: json.dump(payload, f, indent=2))
+        try:
+            atomic_write(args.out, lambda f: json.dump(payload, f, indent=2))
+        except OSError as exc:
+            print(f"lejepa plan: error: could not write --out {args.out!r}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
     return 0

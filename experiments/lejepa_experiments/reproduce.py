@@ -54,7 +54,9 @@ level up are each loadable by ``lejepa train``, presets are not)."""
 PRESET_KEYS = {"description", "reduced", "sweeps", "planning", "reacher", "slurm", "cost_model"}
 SWEEP_KEYS = {"name", "config", "grid", "seeds", "set", "preset", "note"}
 PLANNING_KEYS = {"from", "episodes", "horizon", "candidates", "step", "seed", "max_dim"}
-REACHER_KEYS = {"preset", "default", "seed", "estimate_s", "note"}
+REACHER_KEYS = {"preset", "default", "seed", "estimate_s", "estimate_basis", "note"}
+GUESS = "a guess, not measured"
+"""What the Reacher estimate is called when the preset does not say how it was obtained."""
 RESERVED = ("planning", "report", REACHER_DIR)
 """Directory names under ``DIR`` that no sweep may take."""
 
@@ -104,6 +106,23 @@ def estimate_run_seconds(cfg: dict[str, Any], model: dict[str, float] | None = N
     return cfg["train"]["steps"] * per_step + m["run_overhead_s"]
 
 
+def parallel_runs(executor: str, jobs: int, slurm: dict[str, Any], cores: int | None = None) -> tuple[int, str | None]:
+    """``(k, warning)``: how many runs really proceed at once, for the wall-time estimate. Local:
+    ``min(jobs, cores)`` with ``cores`` the CPUs this process may use (``os.sched_getaffinity``, else
+    ``os.cpu_count``; :func:`.executors.available_cores`), since each run needs at least one core
+    (more jobs than cores share them and finish no sooner), and a warning when ``jobs > cores``;
+    SLURM: the array's ``array_parallelism`` (default 256)."""
+    if executor != "local":
+        return int(slurm.get("array_parallelism", 256)), None
+    from .executors import available_cores
+
+    cores = available_cores() if cores is None else cores
+    if jobs <= cores:
+        return jobs, None
+    return cores, (f"warning: --jobs {jobs} is more than the {cores} core(s) this process may use; the "
+                   f"runs share them (1 thread each) and the wall estimate below assumes {cores} in parallel")
+
+
 def format_duration(s: float) -> str:
     s = max(0.0, float(s))
     if s < 90:
@@ -145,14 +164,16 @@ class Preset:
 class ReacherSpec:
     """The preset's ``reacher:`` section: run ``lejepa reacher all --preset <preset> --seed <seed>``
     into ``DIR/reacher/``; on unless ``default`` is False (then only with ``--with-reacher``);
-    ``estimate_s``: its wall time for the dry run's estimate (measured on this project's machine for
-    smoke and quick)."""
+    ``estimate_s``: its wall time for the dry run's estimate; ``estimate_basis``: where that number
+    comes from, printed beside it (the preset's ``estimate_basis``, e.g. "measured on this project's
+    2-core machine"; without one it is called a guess)."""
 
     preset: str
     default: bool = True
     seed: int = 0
     estimate_s: float = 0.0
     note: str | None = None
+    estimate_basis: str = GUESS
 
 
 def preset_path(preset: str) -> str:
@@ -256,7 +277,10 @@ def _reacher_spec(raw: Any, where: str) -> ReacherSpec | None:
         raise ValueError(f"{where}.seed must be an integer >= 0, got {seed!r}")
     if isinstance(est, bool) or not isinstance(est, (int, float)) or not est >= 0 or est == float("inf"):
         raise ValueError(f"{where}.estimate_s must be a finite number >= 0, got {est!r}")
-    return ReacherSpec(raw["preset"], default, seed, float(est), raw.get("note"))
+    basis = raw.get("estimate_basis", GUESS)
+    if not isinstance(basis, str) or not basis.strip():
+        raise ValueError(f"{where}.estimate_basis must be a non-empty string, got {basis!r}")
+    return ReacherSpec(raw["preset"], default, seed, float(est), raw.get("note"), basis)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -555,9 +579,12 @@ def _reproduce(preset: str, out: str, stack: contextlib.ExitStack, *, executor: 
     done_before = sum(len(sp.done) for sp in plans.values())
     todo = [(sp, t) for sp in plans.values() for t in sp.pending()]
     est_todo = sum(cost[(t.out_dir, t.run)] for _, t in todo)
-    par = jobs if executor == "local" else int(slurm_opts.get("array_parallelism", 256))
+    par, too_many = parallel_runs(executor, jobs, slurm_opts)
+    if too_many:
+        log(too_many)
     log(f"{len(plans)} sweeps, {total} runs: {done_before} done before, {len(todo)} to train; estimated "
-        f"{format_duration(est_todo)} of single-thread compute on this project's reference CPU"
+        f"{format_duration(est_todo)} of single-thread compute on this project's reference CPU (cost model, "
+        "good to a factor of about 2 there)"
         + (f" (about {format_duration(est_todo / min(par, max(1, len(todo))))} wall with {par} in parallel)"
            if par > 1 and todo else "")
         + "; measured cost per run is in each result's 'seconds'")
@@ -566,11 +593,11 @@ def _reproduce(preset: str, out: str, stack: contextlib.ExitStack, *, executor: 
         kept = reacher_done(os.path.join(out, REACHER_DIR), rspec)
         est_reacher = 0.0 if kept else rspec.estimate_s
         log(f"Reacher step (lejepa reacher --preset {rspec.preset}, into {os.path.join(out, REACHER_DIR)}): "
-            + ("done before" if kept else f"estimated {format_duration(est_reacher)} wall (on this project's machine)")
+            + ("done before" if kept else f"estimated {format_duration(est_reacher)} wall ({rspec.estimate_basis})")
             + (f"; with the sweeps' estimate {format_duration(est_todo + est_reacher)}" if not kept else ""))
     elif pr.reacher is not None:
         log(f"Reacher step off (lejepa reacher --preset {pr.reacher.preset}; --with-reacher adds "
-            f"~{format_duration(pr.reacher.estimate_s)})")
+            f"~{format_duration(pr.reacher.estimate_s)}, {pr.reacher.estimate_basis})")
     summary: dict[str, Any] = {"runs": total, "done_before": done_before, "trained": 0, "failed": [],
                                "skipped": skipped, "estimate_s": est_todo + est_reacher, "planning": 0,
                                "reacher": None, "report": None}
@@ -580,7 +607,7 @@ def _reproduce(preset: str, out: str, stack: contextlib.ExitStack, *, executor: 
             log(f"  {sp.name}: {len(sp.runs)} runs, {len(sp.runs) - len(sp.done)} to train, ~{format_duration(est)}")
         if rspec is not None:
             log(f"  {REACHER_DIR}: lejepa reacher all --preset {rspec.preset} --seed {rspec.seed}, "
-                + ("done before" if kept else f"~{format_duration(est_reacher)}")
+                + ("done before" if kept else f"~{format_duration(est_reacher)} ({rspec.estimate_basis})")
                 + (f" ({rspec.note})" if rspec.note else ""))
             summary["reacher"] = "planned"
             if not kept:
