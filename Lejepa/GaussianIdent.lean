@@ -56,6 +56,7 @@ theorem eval_comp_affine (p : ℝ[X]) (a σ y : ℝ) :
     (p.comp (C a + C σ * X)).eval y = p.eval (a + σ * y) := by
   rw [Polynomial.eval_comp, Polynomial.eval_add, Polynomial.eval_mul, Polynomial.eval_C,
     Polynomial.eval_C, Polynomial.eval_X]
+  all_goals rfl
 
 /-- `y ↦ p(a + σ y)` is integrable under `gaussianReal 0 1`. -/
 theorem integrable_eval_affine (p : ℝ[X]) (a σ : ℝ) :
@@ -99,6 +100,7 @@ theorem IsOUConditionalMean.C_mul {ρ σ : ℝ} {p r : ℝ[X]} (hp : IsOUConditi
     (a : ℝ) : IsOUConditionalMean ρ σ (C a * p) (C a * r) := by
   have hC : ∀ (q : ℝ[X]) (x : ℝ), (C a * q).eval x = a * q.eval x := fun q x => by
     rw [Polynomial.eval_mul, Polynomial.eval_C]
+    all_goals rfl
   refine ⟨fun x => ?_, ?_⟩
   · calc ∫ y, (C a * p).eval (ρ * x + σ * y) ∂(gaussianReal 0 1)
         = ∫ y, a * p.eval (ρ * x + σ * y) ∂(gaussianReal 0 1) :=
@@ -120,7 +122,9 @@ theorem IsOUConditionalMean.C_mul {ρ σ : ℝ} {p r : ℝ[X]} (hp : IsOUConditi
 theorem isOUConditionalMean_hermiteReal {ρ σ : ℝ} (hσ : σ ^ 2 = 1 - ρ ^ 2) (k : ℕ) :
     IsOUConditionalMean ρ σ (hermiteReal k) (C (ρ ^ k) * hermiteReal k) := by
   have hC : ∀ x : ℝ, (C (ρ ^ k) * hermiteReal k).eval x = ρ ^ k * (hermiteReal k).eval x :=
-    fun x => by rw [Polynomial.eval_mul, Polynomial.eval_C]
+    fun x => by
+      rw [Polynomial.eval_mul, Polynomial.eval_C]
+      all_goals rfl
   refine ⟨fun x => ?_, ?_⟩
   · rw [integral_hermiteReal_affine_gaussianReal hσ x k, hC x]
   · calc ∫ x, (C (ρ ^ k) * hermiteReal k).eval x ∂(gaussianReal 0 1)
@@ -130,15 +134,19 @@ theorem isOUConditionalMean_hermiteReal {ρ σ : ℝ} (hσ : σ ^ 2 = 1 - ρ ^ 2
       _ = ∫ x, (hermiteReal k).eval x ∂(gaussianReal 0 1) := by
           cases k with
           | zero => rw [pow_zero, one_mul]
-          | succ m => rw [integral_gaussianReal_eval, polyMean_hermiteReal_succ, mul_zero]
+          | succ m =>
+            rw [integral_gaussianReal_eval, polyMean_hermiteReal_succ, mul_zero]
+            all_goals rfl
 
 /-- Coefficients of `He_k` above its degree vanish. -/
 theorem coeff_hermiteReal_of_lt {k m : ℕ} (h : k < m) : (hermiteReal k).coeff m = 0 := by
   rw [hermiteReal, Polynomial.coeff_map, Polynomial.coeff_hermite_of_lt h, map_zero]
+  all_goals rfl
 
 /-- `He_k` is monic of degree `k`: its coefficient at `k` is `1`. -/
 theorem coeff_hermiteReal_self (k : ℕ) : (hermiteReal k).coeff k = 1 := by
   rw [hermiteReal, Polynomial.coeff_map, Polynomial.coeff_hermite_self, map_one]
+  all_goals rfl
 
 /-- Removing the top Hermite term lowers the degree: if `natDegree p ≤ N + 1`, then
 `p - p_{N+1} He_{N+1}` has degree `≤ N`. -/
@@ -152,6 +160,7 @@ theorem natDegree_sub_hermiteReal_le {p : ℝ[X]} {N : ℕ} (hp : p.natDegree �
     exact Polynomial.natDegree_le_iff_coeff_eq_zero.mp hp M hlt
   · have hM' : M = N + 1 := by omega
     rw [hM', coeff_hermiteReal_self, mul_one, sub_self]
+    all_goals rfl
 
 /-- Every polynomial of degree `≤ N` has an OU conditional mean polynomial (induction on `N`). -/
 theorem exists_isOUConditionalMean_of_natDegree_le {ρ σ : ℝ} (hσ : σ ^ 2 = 1 - ρ ^ 2) (N : ℕ) :
@@ -210,7 +219,7 @@ theorem exists_integral_prod_eval_ou {ρ σ : ℝ} (hσ : σ ^ 2 = 1 - ρ ^ 2) (
   refine ⟨R, fun z => ?_, Finset.prod_congr rfl fun j _ => (hR j).mean_eq⟩
   calc ∫ η, ∏ j, (q j).eval (ρ * z j + σ * η j) ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1)
       = ∏ j, ∫ y, (q j).eval (ρ * z j + σ * y) ∂(gaussianReal 0 1) :=
-        integral_fintype_prod_eq_prod (E := fun _ => ℝ)
+        integral_fintype_prod_eq_prod (E := fun _ => ℝ) (μ := fun _ => gaussianReal 0 1)
           (fun j (y : ℝ) => (q j).eval (ρ * z j + σ * y))
     _ = ∏ j, (R j).eval (z j) := Finset.prod_congr rfl fun j _ => (hR j).inner_eq (z j)
 
@@ -228,7 +237,8 @@ theorem integral_integral_prod_eval_ou {ρ σ : ℝ} (hσ : σ ^ 2 = 1 - ρ ^ 2)
       = ∫ z, ∏ j, (R j).eval (z j) ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) :=
         integral_congr_ae (ae_of_all _ hR)
     _ = ∏ j, ∫ x, (R j).eval x ∂(gaussianReal 0 1) :=
-        integral_fintype_prod_eq_prod (E := fun _ => ℝ) (fun j (x : ℝ) => (R j).eval x)
+        integral_fintype_prod_eq_prod (E := fun _ => ℝ) (μ := fun _ => gaussianReal 0 1)
+          (fun j (x : ℝ) => (R j).eval x)
     _ = ∏ j, ∫ x, (q j).eval x ∂(gaussianReal 0 1) := hRi
     _ = ∫ z, ∏ j, (q j).eval (z j) ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) :=
         (integral_fintype_prod_eq_prod (E := fun _ => ℝ) (μ := fun _ => gaussianReal 0 1)
@@ -265,7 +275,8 @@ theorem IterIntegrable.const_mul {F : (Fin n → ℝ) → (Fin n → ℝ) → �
     (r : ℝ) : IterIntegrable (fun z η => r * F z η) :=
   ⟨fun z => (hF.integrable_inner z).const_mul r,
     (hF.integrable_outer.const_mul r).congr
-      (ae_of_all _ fun z => (integral_const_mul r (fun η => F z η)).symm)⟩
+      (ae_of_all _ fun z => (integral_const_mul (μ := Measure.pi fun _ : Fin n => gaussianReal 0 1)
+        r (fun η => F z η)).symm)⟩
 
 theorem IterIntegrable.finsetSum {ι : Type*} (s : Finset ι)
     {F : ι → (Fin n → ℝ) → (Fin n → ℝ) → ℝ} (h : ∀ a ∈ s, IterIntegrable (F a)) :
@@ -333,7 +344,7 @@ theorem iterIntegral_finsetSum {ι : Type*} (s : Finset ι)
 /-- The integral of a constant under the probability measure `γⁿ`. -/
 theorem integral_const_stdGaussian (x : ℝ) :
     ∫ _ : Fin n → ℝ, x ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) = x := by
-  rw [integral_const, probReal_univ, smul_eq_mul, one_mul]
+  simp only [integral_const, probReal_univ, smul_eq_mul, one_mul]
 
 /-- An iterated integral whose integrand does not depend on `η` is the single integral. -/
 theorem iterIntegral_const (F : (Fin n → ℝ) → ℝ) :
@@ -348,13 +359,16 @@ theorem sum_mul_ite_weight (a b : (Fin n →₀ ℕ) →₀ ℝ) (α : Fin n →
     ∑ β ∈ b.support, a α * b β * (if α = β then w β else 0) = a α * b α * w α := by
   calc ∑ β ∈ b.support, a α * b β * (if α = β then w β else 0)
       = ∑ β ∈ b.support, (if α = β then a α * b β * w β else 0) :=
-        Finset.sum_congr rfl fun β _ => by rw [mul_ite, mul_zero]
+        Finset.sum_congr rfl fun β _ => by
+          rw [mul_ite, mul_zero]
+          all_goals rfl
     _ = if α ∈ b.support then a α * b α * w α else 0 :=
         Finset.sum_ite_eq b.support α (fun β => a α * b β * w β)
     _ = a α * b α * w α := by
         by_cases hα : α ∈ b.support
         · rw [if_pos hα]
         · rw [if_neg hα, Finsupp.notMem_support_iff.mp hα, mul_zero, zero_mul]
+          all_goals rfl
 
 /-- A double sum `∑_α ∑_β x_α y_β B_{αβ}` of iterated-integrable terms is iterated-integrable. -/
 theorem iterIntegrable_sum_sum (x y : (Fin n →₀ ℕ) →₀ ℝ)
@@ -404,9 +418,10 @@ theorem iterIntegral_sum_sum (x y : (Fin n →₀ ℕ) →₀ ℝ)
 
 theorem iterIntegrable_hermiteMulti_mul (a b : Fin n →₀ ℕ) :
     IterIntegrable (fun z (_ : Fin n → ℝ) => hermiteMulti a z * hermiteMulti b z) :=
-  ⟨fun z => integrable_const _,
+  ⟨fun z => integrable_const (hermiteMulti a z * hermiteMulti b z),
     (integrable_hermiteMulti_mul a b).congr
-      (ae_of_all _ fun z => (integral_const_stdGaussian _).symm)⟩
+      (ae_of_all _ fun z =>
+        (integral_const_stdGaussian (hermiteMulti a z * hermiteMulti b z)).symm)⟩
 
 /-- `E[He_α(z) He_β(z)] = [α = β] α!`, as an iterated integral constant in `η`. -/
 theorem iterIntegral_hermiteMulti_mul (a b : Fin n →₀ ℕ) :
@@ -535,6 +550,7 @@ theorem sum_support_mul_self (a : (Fin n →₀ ℕ) →₀ ℝ) (g : (Fin n →
     by_cases h0 : (0 : Fin n →₀ ℕ) ∈ a.support
     · rw [if_pos h0]
     · rw [if_neg h0, Finsupp.notMem_support_iff.mp h0, zero_mul, zero_mul]
+      all_goals rfl
   have hfilter : ∑ α ∈ a.support, (if α ≠ 0 then a α * a α * g α else 0) =
       ∑ α ∈ a.support.filter (fun α => α ≠ 0), a α * a α * g α :=
     (Finset.sum_filter (fun α => α ≠ 0) (fun α => a α * a α * g α)).symm
@@ -557,8 +573,9 @@ theorem sum_support_mul_self (a : (Fin n →₀ ℕ) →₀ ℝ) (g : (Fin n →
 /-- `corr` as a sum over the nonconstant support in product form. -/
 theorem corr_eq_sum_filter (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (ρ : ℝ) (i : Fin n) :
     corr c ρ i = ∑ α ∈ (c i).support.filter (fun α => α ≠ 0),
-      c i α * c i α * (mfact α * ρ ^ deg α) :=
-  Finset.sum_congr rfl fun α _ => by ring
+      c i α * c i α * (mfact α * ρ ^ deg α) := by
+  unfold corr ncSupport
+  exact Finset.sum_congr rfl fun α _ => by ring
 
 /-- `∑_{α ∈ supp c_i} c_{iα}² α! ρ^|α| = corr c ρ i + (mean c i)²` (`0! ρ⁰ = 1`). -/
 theorem sum_mul_mfact_pow_eq (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (ρ : ℝ) (i : Fin n) :
@@ -566,6 +583,7 @@ theorem sum_mul_mfact_pow_eq (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (ρ
       corr c ρ i + mean c i * mean c i := by
   have h0 : mfact (0 : Fin n →₀ ℕ) * ρ ^ deg (0 : Fin n →₀ ℕ) = 1 := by
     rw [mfact_zero, deg_zero, pow_zero, one_mul]
+    all_goals rfl
   calc ∑ α ∈ (c i).support, c i α * c i α * (mfact α * ρ ^ deg α)
       = (∑ α ∈ (c i).support.filter (fun α => α ≠ 0), c i α * c i α * (mfact α * ρ ^ deg α)) +
           c i 0 * c i 0 * (mfact (0 : Fin n →₀ ℕ) * ρ ^ deg (0 : Fin n →₀ ℕ)) :=
@@ -715,7 +733,9 @@ theorem iterIntegral_align_component {ρ σ : ℝ} (hσ : σ ^ 2 = 1 - ρ ^ 2)
         iterIntegral_add (hA.sub hB) hC
     _ = ((cov c i i + mean c i * mean c i) - 2 * (corr c ρ i + mean c i * mean c i)) +
           (cov c i i + mean c i * mean c i) := by
-        rw [iterIntegral_sub hA hB, iterIntegral_const_mul,
+        rw [iterIntegral_sub hA hB,
+          iterIntegral_const_mul 2
+            (fun z η => encoderEval c z i * encoderEval c (fun j => ρ * z j + σ * η j) i),
           iterIntegral_encoderEval_mul_ou hσ c i i, iterIntegral_encoderEval_lag hσ c i,
           iterIntegral_encoderEval_mul c i i]
     _ = 2 * (Lejepa.Hermite.variance c i - corr c ρ i) := by
@@ -753,7 +773,8 @@ theorem encoderEval_sub (c d : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (z : F
     encoderEval (fun k => c k - d k) z i = encoderEval c z i - encoderEval d z i := by
   show (c i - d i).sum (fun α a => a * hermiteMulti α z) =
     (c i).sum (fun α a => a * hermiteMulti α z) - (d i).sum (fun α a => a * hermiteMulti α z)
-  exact Finsupp.sum_sub_index (fun α b₁ b₂ => sub_mul b₁ b₂ (hermiteMulti α z))
+  exact Finsupp.sum_sub_index (f := c i) (g := d i) (h := fun α a => a * hermiteMulti α z)
+    (fun α b₁ b₂ => sub_mul b₁ b₂ (hermiteMulti α z))
 
 /-- `(h_i(z) - (Q z)_i)²` is the square of the encoder with coefficients `c i - linCoeff Q i`. -/
 theorem sq_sub_mulVec_eq (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (Q : Matrix (Fin n) (Fin n) ℝ)
@@ -761,8 +782,8 @@ theorem sq_sub_mulVec_eq (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (Q : Ma
     (encoderEval c z i - Matrix.mulVec Q z i) ^ 2 =
       encoderEval (fun k => c k - Lejepa.Approx.linCoeff Q k) z i *
         encoderEval (fun k => c k - Lejepa.Approx.linCoeff Q k) z i := by
-  rw [encoderEval_sub c (Lejepa.Approx.linCoeff Q) z i, Lejepa.Approx.encoderEval_linCoeff Q z,
-    sq]
+  rw [encoderEval_sub c (Lejepa.Approx.linCoeff Q) z i, Lejepa.Approx.encoderEval_linCoeff Q z]
+  ring
 
 /-- `z ↦ h_i(z) h_k(z)` is integrable under `γⁿ`. -/
 theorem integrable_encoderEval_mul (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (i k : Fin n) :
@@ -804,7 +825,7 @@ theorem integral_sq_sub_mulVec (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ))
           (c i - Lejepa.Approx.linCoeff Q i)).symm
     _ = ∑ α ∈ (c i - Lejepa.Approx.linCoeff Q i).support,
           ((c i - Lejepa.Approx.linCoeff Q i) α) ^ 2 * mfact α :=
-        Finset.sum_congr rfl fun α _ => by rw [sq]
+        Finset.sum_congr rfl fun α _ => by ring
 
 /-- **The recovery error of the coefficient model is a Gaussian integral**:
 `E‖h(z) - Q z‖² = ∫ ∑_i (h_i(z) - (Q z)_i)² dγⁿ(z) = recoveryError c Q`. -/
@@ -886,7 +907,7 @@ theorem linear_identifiability_gaussian_witness (Q : Matrix (Fin n) (Fin n) ℝ)
   refine ⟨fun i => (integral_encoderEval (linearEncoder Q) i).trans (hm i), fun i k => ?_,
     (iterIntegral_align hσ (linearEncoder Q)).trans hl, he⟩
   rw [integral_encoderEval_mul, hm i, hm k, mul_zero, add_zero, hc]
-  exact Matrix.one_apply
+  all_goals exact Matrix.one_apply
 
 /-- The witness plugged into `linear_identifiability_gaussian`: its second conclusion is reached. -/
 theorem linear_identifiability_gaussian_applies (Q : Matrix (Fin n) (Fin n) ℝ)
