@@ -7,6 +7,10 @@ the dotted key (``train.lr``, ``pair.kind``, ...). An empty config file is refus
 
 ``train.checkpoint_every = K > 0`` writes a resume checkpoint every K steps (``lejepa train
 --resume``, see :mod:`.commands`); 0 (the default) writes none. It does not change the numbers.
+
+``train.restart = r`` (default 0) is the r-th independent restart of a run with the same seed: a new
+encoder initialisation and new training batches, the same held-out evaluation set (the paper's best-of-K,
+:func:`.engine.init_seed`; pick the best restart with :func:`.tables.best_of_k`).
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ DEFAULTS: dict[str, Any] = {
              "temperature": 1.0, "vicreg_sim": 25.0, "vicreg_var": 25.0, "vicreg_cov": 1.0},
     "train": {"steps": 20000, "batch": 256, "lr": 3e-3, "weight_decay": 0.01, "beta1": 0.9, "beta2": 0.999,
               "constant_frac": 0.5, "warmup_steps": 0, "min_lr_frac": 0.0, "grad_clip": 0.0,
-              "log_every": 50, "checkpoint_every": 0},
+              "log_every": 50, "checkpoint_every": 0, "restart": 0},
     "eval": {"size": 10000, "every": 1000, "seed_offset": 1_000_003},
     "runtime": {"device": "auto", "threads": 1, "progress": True, "deterministic": False},
 }
@@ -112,7 +116,8 @@ SCHEMA: dict[str, Any] = {
     "train": {"steps": _int(1), "batch": _int(2), "lr": _float(0.0, lo_open=True), "weight_decay": _float(0.0),
               "beta1": _float(0.0, 1.0, hi_open=True), "beta2": _float(0.0, 1.0, hi_open=True),
               "constant_frac": _float(0.0, 1.0), "warmup_steps": _int(0), "min_lr_frac": _float(0.0, 1.0),
-              "grad_clip": _float(0.0), "log_every": _int(1), "checkpoint_every": _int(0)},
+              "grad_clip": _float(0.0), "log_every": _int(1), "checkpoint_every": _int(0),
+              "restart": _int(0)},
     "eval": {"size": _int(16), "every": _int(1), "seed_offset": _int(1)},
     "runtime": {"device": _device, "threads": _int(1), "progress": _bool, "deterministic": _bool},
 }

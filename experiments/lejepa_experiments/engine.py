@@ -2,9 +2,11 @@
 
 ``train(cfg, seed)`` returns a :class:`TrainResult` (encoder, mixing, final metrics, curves).
 Randomness: the held-out evaluation set is drawn first from the global torch RNG seeded with
-``seed + eval.seed_offset``; then the RNG is reseeded with ``seed`` for the encoder's
-initialisation, the training batches (fresh every step, never the evaluation points) and the
-SIGReg slices. Same seed, same device, same thread count => same numbers (see "Determinism"
+``seed + eval.seed_offset``; then the RNG is reseeded with ``init_seed(seed, train.restart)`` (``seed``
+itself for restart 0) for the encoder's initialisation, the training batches (fresh every step, never the
+evaluation points) and the SIGReg slices. So the restarts of one seed (the paper's best-of-K) share the
+evaluation set and differ in initialisation and batches; the final metrics include the training
+objective on the held-out set (:func:`heldout_objective`), the criterion that picks the best restart. Same seed, same device, same thread count => same numbers (see "Determinism"
 below for exactly what that covers).
 
 Checkpoints and resuming: with ``checkpoint=fn`` and ``train.checkpoint_every = K > 0``, ``fn(state)``
@@ -159,6 +161,53 @@ def make_eval_set(cfg: dict[str, Any], seed: int, device: torch.device) -> EvalS
     torch.manual_seed(seed + cfg["eval"]["seed_offset"])
     z, z2 = sample_pair(lat["dist"], "ou", r, cfg["eval"]["size"], lat["dim"], alpha=lat["alpha"], device=device)
     return EvalSet(z, z2, r)
+
+
+def init_seed(seed: int, restart: int) -> int:
+    """The training RNG's seed of restart ``restart`` of seed ``seed``: ``seed`` itself for restart 0 (a run
+    without restarts is unchanged), else the first 32-bit word of ``numpy.random.SeedSequence([seed,
+    restart])`` (torch's CPU generator keeps only 32 bits of a seed, so ``seed + restart * 2^32`` would
+    repeat restart 0; a hashed seed is distinct for every pair and unrelated to the small seeds and the
+    ``seed + eval.seed_offset`` of ordinary runs)."""
+    if restart == 0:
+        return seed
+    import numpy as np
+
+    return int(np.random.SeedSequence([seed, restart]).generate_state(1)[0])
+
+
+@torch.no_grad()
+def heldout_objective(cfg: dict[str, Any], enc: torch.nn.Module, mix: Mixing, ev: EvalSet, seed: int
+                      ) -> dict[str, float]:
+    """The training objective at the current weights, estimated on the held-out evaluation pairs:
+    ``heldout_objective = (1/M) sum_j L(h[B_j], h2[B_j])`` over the ``M = floor(m / batch)`` consecutive
+    minibatches ``B_j`` of ``train.batch`` pairs (the whole set when ``m < batch``), with ``L`` the loss of
+    :func:`objective` at the final lambda (the ramp's end). A minibatch mean because SIGReg's and
+    InfoNCE's values depend on the batch size; it estimates the expected training loss, the quantity the
+    optimiser minimises, without the last minibatch's noise. For ``sigreg`` and ``whitening`` also its two
+    terms in the loss's units: ``heldout_align_term`` (lambda = 0) and ``heldout_reg_term`` (lambda = 1).
+    SIGReg's random slices come from a generator seeded with ``seed + 3 * eval.seed_offset``, the same
+    for every restart of a seed (the global RNG is left as it was)."""
+    h, h2 = embed_pairs(enc, mix, ev.z, ev.z2)
+    b = cfg["train"]["batch"]
+    nb = max(1, h.shape[0] // b)
+    size = b if h.shape[0] >= b else h.shape[0]
+    tr, lo = cfg["train"], cfg["loss"]
+    lam_final = lam_at(tr["steps"], tr["steps"], lo["lam"], lo["lam_end"], tr["constant_frac"])
+
+    def mean_loss(lam: float) -> float:
+        devices = [h.device] if h.device.type == "cuda" else []
+        with torch.random.fork_rng(devices=devices):
+            torch.manual_seed(seed + 3 * cfg["eval"]["seed_offset"])
+            tot = sum(float(objective(lo, h[j * size:(j + 1) * size], h2[j * size:(j + 1) * size], lam))
+                      for j in range(nb))
+        return tot / nb
+
+    out = {"heldout_objective": mean_loss(lam_final), "heldout_batches": float(nb)}
+    if lo["kind"] in ("sigreg", "whitening"):
+        out["heldout_align_term"] = mean_loss(0.0)
+        out["heldout_reg_term"] = mean_loss(1.0)
+    return out
 
 
 EVAL_CURVE_KEYS = ("r2_h_to_z", "epsilon", "delta_tr", "bound", "recovery_error", "orthogonality")
@@ -335,7 +384,7 @@ def train(cfg: dict[str, Any], seed: int = 0, *, progress: bool | None = None,
     show = rt["progress"] if progress is None else progress
 
     ev = make_eval_set(cfg, seed, device)
-    torch.manual_seed(seed)
+    torch.manual_seed(init_seed(seed, tr["restart"]))
     mix, enc = build(cfg, device)
     opt = make_optimizer(enc, tr)
     steps = tr["steps"]
@@ -428,6 +477,7 @@ def train(cfg: dict[str, Any], seed: int = 0, *, progress: bool | None = None,
     final = evaluate(enc, mix, ev)
     curves["eval_step"].append(step)
     curves["eval"].append({k: final[k] for k in EVAL_CURVE_KEYS})
+    final.update(heldout_objective(cfg, enc, mix, ev, seed))
     info = {"steps_done": step, "stopped_early": stopped_early,
             "pair": {"kind": pr["kind"], "rho": pr["rho"], "pair_correlation": ev.rho,
                      "description": ("z' = rho z + sqrt(1-rho^2) eta (OU, correlation rho)" if pr["kind"] == "ou"

@@ -55,7 +55,7 @@ RESERVED_COLUMNS = {"seed", "run", "verdict", "steps_done", "stopped_early", "se
                     "check_margin", "check_margin_lo"}
 
 SUMMARY_FIELDS = ("r2_h_to_z", "r2_z_to_h", "orthogonality", "epsilon", "align", "delta_tr", "D_tr", "bound",
-                  "bound_paper", "recovery_error")
+                  "bound_paper", "recovery_error", "heldout_objective")
 RESERVED_COLUMNS |= set(SUMMARY_FIELDS)
 
 

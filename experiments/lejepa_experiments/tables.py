@@ -103,3 +103,31 @@ def pivot(rows: list[dict[str, Any]], row_key: str, col_key: str, field: str, se
                 cells.append("/".join(str(v) for v in vals))
         lines.append(f"| {rv} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+BEST_OF_K_CRITERION = "heldout_objective"
+"""The field that picks a seed's best restart: the training objective on the held-out evaluation
+pairs (``engine.heldout_objective``), no ground truth (R²) and no last-minibatch noise."""
+
+
+def best_of_k(rows: list[dict[str, Any]], keys: list[str], restart_key: str = "restart",
+              criterion: str = BEST_OF_K_CRITERION) -> list[dict[str, Any]]:
+    """The paper's best-of-K: among the rows that share the values of ``keys`` (the grid point and the
+    seed, e.g. ``["dim", "seed"]``) and differ in ``restart_key``, keep the one with the smallest finite
+    ``criterion`` (ties: the smallest restart), i.e. ``argmin_r criterion(point, seed, r)``. Returns one
+    copy per group, in order of first appearance, with ``restarts`` (how many restarts the group had) and
+    ``restarts_finite`` (how many had a finite criterion) added. A group without a finite criterion keeps
+    its first row (``restarts_finite = 0``) so that a table can still show it. Raises ``ValueError``
+    naming the problem when ``restart_key`` is among ``keys`` or a row lacks a key or the criterion."""
+    if restart_key in keys:
+        raise ValueError(f"best_of_k: the restart key {restart_key!r} must not be a grouping key")
+    for i, r in enumerate(rows):
+        missing = [k for k in [*keys, restart_key, criterion] if k not in r]
+        if missing:
+            raise ValueError(f"best_of_k: row {i} ({r.get('run', '?')}) has no {missing}")
+    out = []
+    for grp in group(rows, keys).values():
+        finite = [r for r in grp if _finite(r[criterion])]
+        best = min(finite, key=lambda r: (r[criterion], sort_key(r[restart_key]))) if finite else grp[0]
+        out.append(dict(best, restarts=len(grp), restarts_finite=len(finite)))
+    return out
