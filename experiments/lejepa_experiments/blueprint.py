@@ -79,8 +79,8 @@ def map_rows(root: Path = ROOT) -> list[MapRow]:
         k = next((i for i in range(2, len(cells)) if re.match(r"^(`Lejepa\.|—)", cells[i])), None)
         if k is None:
             raise BlueprintError(f"theorem map row {cells[0]!r} has no Lean column (`Lejepa.` or —)")
-        rows.append(MapRow(cells[0], " | ".join(cells[1:k]), re.findall(r"`(Lejepa\.[^`]+)`", cells[k]),
-                           " | ".join(cells[k + 1:-1]), re.findall(r"`([\w/]+\.py::\w+)`", cells[-1])))
+        rows.append(MapRow(cells[0], "|".join(cells[1:k]), re.findall(r"`(Lejepa\.[^`]+)`", cells[k]),
+                           "|".join(cells[k + 1:-1]), re.findall(r"`([\w/]+\.py::\w+)`", cells[-1])))
     return rows
 
 
