@@ -46,6 +46,8 @@ DOCHOME = "LEANSOURCE"
 """``\\dochome`` of web.tex: ``LEANSOURCE/find/#doc/NAME`` is rewritten to the source pages."""
 MATHJAX_CDN = "https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-chtml.js"
 MATHJAX_DEBIAN = Path("/usr/share/javascript/mathjax")
+FAVICON = '<link rel="icon" href="data:,">'
+"""An empty icon: without one the browser asks for /favicon.ico and logs a 404 on every page."""
 
 
 class BlueprintError(Exception):
@@ -214,7 +216,7 @@ def _insert_after_div(page: str, open_at: int, block: str) -> str:
 
 def numcheck_block(node: Node, rows: dict[str, MapRow], check: dict[str, Any] | None, source: str) -> str:
     """The HTML shown beside a statement: its theorem-map rows, their pycheck tests, the check rows."""
-    parts = ['<div class="numcheck">', '<div class="numcheck_title">Numerical check</div>']
+    parts = ['<div class="numcheck">', '<div class="numcheck_title">Theorem map and numerical checks</div>']
     tests: list[str] = []
     for item in node.maprows:
         parts.append(f'<div class="numcheck_maprow">Theorem map row (docs/theorems.md): {_code(item)}</div>')
@@ -251,6 +253,7 @@ div.numcheck { margin: .4rem 0 1rem 0; padding: .4rem .6rem; border-left: .15rem
   background: #f4f7fb; font-size: .85rem; }
 div.numcheck_title { font-weight: bold; }
 div.numcheck ul { margin: .1rem 0 .1rem 1.2rem; padding: 0; }
+div.numcheck code { font-size: .78rem; overflow-wrap: anywhere; }
 table.numcheck_table { border-collapse: collapse; margin-top: .3rem; font-size: .8rem; }
 table.numcheck_table td, table.numcheck_table th { border: 1px solid #ccd; padding: .1rem .3rem; }
 tr.verdict_PASS td.verdict { color: #176c2a; font-weight: bold; }
@@ -264,7 +267,13 @@ GRAPH_HASH_JS = """
 // lejepa blueprint: dep_graph_document.html#LABEL opens the statement of node LABEL.
 $(function () {
   var label = decodeURIComponent(window.location.hash.slice(1));
-  if (label) { $(document.getElementById(label + '_modal')).show().children().show().children().show(); }
+  var modal = label && document.getElementById(label + '_modal');
+  if (modal) {
+    $('#statements > div').hide();
+    $('.thm').hide();
+    $(modal).show().children().show().children().show();
+    $('#statements').show();
+  }
 });
 </script>
 """
@@ -351,7 +360,7 @@ def source_pages(root: Path, out: Path, decls: dict[str, leansrc.Decl], nodes: l
 
 def _page(title: str, body: str) -> str:
     return (f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-            f'<link rel="stylesheet" href="source.css"></head><body>\n{body}\n</body></html>\n')
+            f'<link rel="stylesheet" href="source.css">{FAVICON}</head><body>\n{body}\n</body></html>\n')
 
 
 # ------------------------------------------------------------------------------------- build
@@ -440,14 +449,14 @@ def build(out: Path, root: Path = ROOT, check: dict[str, Any] | None = None, che
                     page = _insert_after_div(page, at, block)
         if p.name == "dep_graph_document.html":
             page = page.replace("</body>", GRAPH_HASH_JS + "</body>")
-        page = _mathjax(page, mathjax, out)
+        page = _mathjax(page, mathjax, out).replace("<head>", "<head>\n" + FAVICON, 1)
         p.write_text(page, encoding="utf-8")
     with open(out / "styles" / "extra_styles.css", "a", encoding="utf-8") as fh:
         fh.write(CSS)
     review = root / "docs" / "lean-review.md"
     text = review.read_text(encoding="utf-8") if review.is_file() else "(docs/lean-review.md is missing)"
     (out / "lean-review.html").write_text(
-        '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>Lean review log</title></head><body>'
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>Lean review log</title>' + FAVICON + '</head><body>'
         '<p><a href="index.html">Blueprint</a> · docs/lean-review.md, the review log of the Lean files '
         "(not compiled in this repository)</p><pre style=\"white-space: pre-wrap\">"
         + html.escape(text) + "</pre></body></html>\n", encoding="utf-8")
