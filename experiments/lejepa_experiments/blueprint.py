@@ -281,13 +281,13 @@ $(function () {
 SOURCE_CSS = """
 body { font-family: sans-serif; margin: 0 auto; max-width: 68rem; padding: 0 1rem; }
 header.top { position: sticky; top: 0; background: #fff; border-bottom: 1px solid #ddd; padding: .4rem 0; }
-section.decl { border-top: 1px solid #ddd; padding: .5rem 0; }
+section.decl { border-top: 1px solid #ddd; padding: .5rem 0; scroll-margin-top: 2.6rem; }
 section.decl:target { background: #fffbe6; }
 section.decl h2 { font-size: 1rem; margin: .2rem 0; }
 div.docstring { white-space: pre-wrap; font-size: .9rem; background: #f6f6f6; padding: .4rem .6rem; }
 div.blueprint_links { font-size: .85rem; margin: .2rem 0; }
 span.status_ok { color: #176c2a; }
-div.leansrc pre { margin: .3rem 0; font-size: .85rem; overflow-x: auto; }
+div.leansrc pre { margin: .3rem 0; font-size: .85rem; white-space: pre-wrap; overflow: visible; }
 div.preamble pre { color: #555; }
 """
 
@@ -327,7 +327,7 @@ def source_pages(root: Path, out: Path, decls: dict[str, leansrc.Decl], nodes: l
                 f"<h1>{html.escape(module)}</h1>"]
         pos = 1
         for d in sorted(ds, key=lambda d: d.start):
-            if d.start > pos:
+            if d.start > pos and any(x.strip() for x in lines[pos - 1:d.start - 1]):
                 body.append(f'<div class="preamble leansrc">{code(pos, d.start - 1)}</div>')
             n = node_of.get(d.name)
             links = ""
@@ -347,7 +347,7 @@ def source_pages(root: Path, out: Path, decls: dict[str, leansrc.Decl], nodes: l
                         f'<div class="leansrc">{lean_code}</div></section>')
             urls[d.name] = f"lean/{module}.html#{d.name}"
             pos = d.end + 1
-        if pos <= len(lines):
+        if any(x.strip() for x in lines[pos - 1:]):
             body.append(f'<div class="preamble leansrc">{code(pos, len(lines))}</div>')
         (out / "lean" / f"{module}.html").write_text(_page(module, "\n".join(body)), encoding="utf-8")
     index = "".join(f'<li><a href="{m}.html">{html.escape(m)}</a> ({len(ds)} declarations)</li>'
