@@ -54,6 +54,8 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
                   "lejepa_experiments.reproduce:_reproduce_args", "lejepa_experiments.reproduce:_reproduce_run"),
     "reacher": ("pixel-based Reacher planning: prerender, train, plan (needs the reacher extra)",
                 "lejepa_experiments.reacher:add_args", "lejepa_experiments.reacher:run"),
+    "blueprint": ("build the web blueprint: statements, dependency graph, Lean source pages, checks (needs the blueprint extra)",
+                  "lejepa_experiments.blueprint:add_args", "lejepa_experiments.blueprint:run"),
 }
 """name -> (help, "module:add_args", "module:run"); see the module docstring."""
 
@@ -166,7 +168,8 @@ def _selected(argv: list[str]) -> str | None:
     return None
 
 
-OPTIONAL = {"torch": "train", "yaml": "train", "tqdm": "train", "numba": "fast", "matplotlib": "plot"}
+OPTIONAL = {"torch": "train", "yaml": "train", "tqdm": "train", "numba": "fast", "matplotlib": "plot",
+            "plasTeX": "blueprint", "leanblueprint": "blueprint", "pygments": "blueprint"}
 """Top-level package -> the extra that installs it (a command missing one exits 2 naming the extra)."""
 
 
