@@ -414,7 +414,7 @@ def verified_rows(sweep_dir: str, order: list[str] | None = None, known: dict[st
     except (OSError, UnicodeDecodeError):
         same_csv = False
     if old_text != js or not same_csv:
-        if old_text != js and log is not None:
+        if old_text != js and log is not None and (rows or why != "missing"):   # a new sweep: no note
             have = {r["run"] for r in old} if old is not None else set()
             new = {r["run"] for r in rows}
             what = why or (f"{len(new - have)} row(s) missing, {len(have - new)} without a result"
