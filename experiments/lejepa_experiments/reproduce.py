@@ -19,7 +19,12 @@ Before training it validates every run of every sweep, prints the number of runs
 to train) and the estimated compute from :func:`estimate_run_seconds`; then it trains the pending
 runs through the chosen executor (:mod:`.executors`) with an overall progress bar (runs done /
 total, ETA from the cost model rescaled by the measured speed) and one status line per finished run.
-Resumable like ``lejepa sweep``: finished runs (and planning results) are kept. A sweep whose config
+Resumable like ``lejepa sweep``: finished runs (and planning results) are kept. Every sweep's summary
+is rebuilt from its verified result files (:func:`.sweep.verified_rows`) before training, after
+each run and at the end, so a run that finished after the last summary write of an interrupted call
+is in the summaries and the report; the final status line counts the runs with verified results.
+SIGTERM, SIGINT and SIGHUP end a local pool's workers with the command (exit status 128 + signal),
+and a worker whose parent dies exits (:mod:`.executors`). A sweep whose config
 file does not exist (yet) is skipped with a note. After the sweeps and planning comes the Reacher step
 (when the preset has one and it is switched on): ``reacher.prerender``, ``train_all`` and ``run_plan``
 with the named ``lejepa reacher`` preset, in this process (after a SLURM array too); it is skipped

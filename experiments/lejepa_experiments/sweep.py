@@ -5,13 +5,16 @@
 
 runs :func:`lejepa_experiments.commands.run_training` for every point of the Cartesian product of
 the ``--grid`` values and every seed. Each run writes ``DIR/NAME/<run>.json`` and ``.pt`` atomically,
-with ``<run>`` made of the grid values and the seed (``lam=0.01_rho=0.8_s0``). After each run the
-summary ``DIR/NAME/summary.json`` and ``summary.csv`` (one row per finished run: grid values, seed,
+with ``<run>`` made of the grid values and the seed (``lam=0.01_rho=0.8_s0``). Before the first and
+after each run the summary ``DIR/NAME/summary.json`` and ``summary.csv`` (one row per finished run: grid values, seed,
 R² both ways, orthogonality error, ε, the alignment loss (for best-of-seeds selection without ground
 truth), δ_tr, D_tr, the corrected bound, the paper-form bound, the
 recovery error, all on the evaluation set; then the recovery error, corrected bound, margin and the
 margin's lower confidence limit from the final bootstrap check on fresh pairs, its verdict, seconds)
-are rewritten atomically.
+are rebuilt from the verified result files in ``DIR/NAME`` (:func:`verified_rows`) and rewritten
+atomically when they differ: a summary is a cache, checked and repaired, never trusted; ``lejepa
+report`` and ``lejepa reproduce`` rebuild it the same way. A verified result in the folder that the
+current grid does not name (a grid shrunk since) keeps its row, after the grid's runs.
 
 Resuming: a run whose JSON already exists with the same resolved config and seed is not trained
 again, so an interrupted sweep loses no finished run (a run that a ``--time-limit`` stopped early
@@ -27,6 +30,9 @@ write (see :mod:`.commands`) and is trained again. A run interrupted with a resu
 Failures: a run whose loss becomes non-finite is recorded (``<run>.json`` with ``status: "failed"``,
 step, reason), logged in one line, and the sweep goes on; the failures are listed at the end (exit
 status 1). A rerun skips recorded failures unless ``--retry-failed``.
+
+Signals: SIGTERM and SIGHUP end the sweep as Ctrl-C does (lock released, exit status 128 + signal;
+finished runs kept).
 
 Concurrency: the sweep holds an exclusive ``fcntl`` lock on ``DIR/NAME/.lock`` (holder pid, host and
 start time written inside) from the check of existing results to the end; a second sweep of the
