@@ -403,8 +403,15 @@ class Lines:
 def start(preset: str, out: str, jobs: int) -> tuple[subprocess.Popen, Lines]:
     proc = subprocess.Popen([sys.executable, "-m", "lejepa_experiments", "reproduce", "--preset", preset, "--out", out,
                              "--jobs", str(jobs), "--threads", "1", "--no-progress", "--no-report"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=_default_signals)
     return proc, Lines(proc)
+
+
+def _default_signals() -> None:
+    """In the child before exec: SIGINT and SIGHUP back to their defaults (a test runner started in
+    the background or under nohup passes them on ignored, and an ignored signal stays ignored)."""
+    for s in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(s, signal.SIG_DFL)
 
 
 def wait_workers(proc: subprocess.Popen, n: int, timeout: float = 90) -> dict[int, int]:

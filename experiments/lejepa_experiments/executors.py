@@ -104,7 +104,8 @@ class Terminated(KeyboardInterrupt):
 def signals_interrupt(signals: tuple[int, ...] = (signal.SIGTERM, signal.SIGHUP)) -> Iterator[None]:
     """Within the block, the first of ``signals`` raises :class:`Terminated` in the main thread (as
     SIGINT raises ``KeyboardInterrupt``), so that ``finally`` blocks run: a local pool ends its
-    workers, locks are released; later ones are ignored while that cleanup runs. Old handlers are
+    workers, locks are released; later ones are ignored while that cleanup runs. A signal ignored
+    on entry (``nohup``) stays ignored. Old handlers are
     restored on exit. Outside the main thread it does nothing (Python delivers signals there only)."""
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -116,7 +117,8 @@ def signals_interrupt(signals: tuple[int, ...] = (signal.SIGTERM, signal.SIGHUP)
             fired.append(signum)
             raise Terminated(signum)
 
-    old = {s: signal.signal(s, handler) for s in signals}
+    # a signal ignored on entry stays ignored (``nohup`` ignores SIGHUP; a shell's background job, SIGINT)
+    old = {s: signal.signal(s, handler) for s in signals if signal.getsignal(s) is not signal.SIG_IGN}
     try:
         yield
     finally:
