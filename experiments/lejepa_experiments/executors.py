@@ -8,6 +8,10 @@ executor loses no finished run, and a resumed sweep skips them.
 * :class:`Inline`: one run after the other in this process.
 * :class:`LocalPool`: ``jobs`` worker processes (``spawn``: no forked torch/OpenMP state), each run
   with ``threads = cores // jobs`` torch/numba threads, so the pool never oversubscribes the cores.
+  No worker outlives its parent: leaving the pool by an exception (``KeyboardInterrupt`` from
+  SIGINT, or :class:`Terminated` from SIGTERM/SIGHUP under :func:`signals_interrupt`) terminates the
+  workers at once, and a worker whose parent dies without that (SIGKILL) exits by itself
+  (:func:`_worker_init`: ``PR_SET_PDEATHSIG`` on Linux, and a thread watching ``os.getppid()``).
 * :class:`Slurm`: one submitit job array (``sbatch --array``) over the tasks; partition, time, GPUs
   and CPUs per task from the preset's ``slurm`` section or the command line. The jobs must see the
   same file system (the output directory and this package) as the submitting process.
@@ -15,8 +19,12 @@ executor loses no finished run, and a resumed sweep skips them.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
+import signal
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -83,6 +91,85 @@ def _with_threads(tasks: list[Task], threads: int | None) -> list[Task]:
     return [Task(t.config, t.run, t.seed, t.out_dir, t.preset, t.overrides, t.time_limit_s, threads) for t in tasks]
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP received under :func:`signals_interrupt` (a ``KeyboardInterrupt``, so that
+    ``except Exception`` does not swallow it and cleanup code runs as for Ctrl-C); ``signum``."""
+
+    def __init__(self, signum: int):
+        super().__init__(f"signal {signal.Signals(signum).name}")
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def signals_interrupt(signals: tuple[int, ...] = (signal.SIGTERM, signal.SIGHUP)) -> Iterator[None]:
+    """Within the block, the first of ``signals`` raises :class:`Terminated` in the main thread (as
+    SIGINT raises ``KeyboardInterrupt``), so that ``finally`` blocks run: a local pool ends its
+    workers, locks are released; later ones are ignored while that cleanup runs. A signal ignored
+    on entry (``nohup``) stays ignored. Old handlers are
+    restored on exit. Outside the main thread it does nothing (Python delivers signals there only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    fired: list[int] = []
+
+    def handler(signum: int, frame: Any) -> None:
+        if not fired:
+            fired.append(signum)
+            raise Terminated(signum)
+
+    # a signal ignored on entry stays ignored (``nohup`` ignores SIGHUP; a shell's background job, SIGINT)
+    old = {s: signal.signal(s, handler) for s in signals if signal.getsignal(s) is not signal.SIG_IGN}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+PR_SET_PDEATHSIG = 1
+"""``prctl`` option (``<linux/prctl.h>``): the signal a process gets when its parent thread dies."""
+
+
+def _watch_parent(parent: int, poll_s: float) -> None:
+    while True:
+        time.sleep(poll_s)
+        if os.getppid() != parent:
+            os._exit(1)
+
+
+def _worker_init(parent: int, poll_s: float = 1.0) -> None:
+    """Initializer of a :class:`LocalPool` worker: the worker exits when ``parent`` (the pool's
+    process) dies. On Linux ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` has the kernel kill it then; on
+    every system a daemon thread checks ``os.getppid()`` every ``poll_s`` seconds and exits when it
+    changed (the parent died and the worker was re-parented), and a parent that died before this
+    ran is seen at once."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent, poll_s), daemon=True, name="lejepa-parent-watch").start()
+
+
+def _end_pool(pool: Any, grace_s: float = 5.0) -> None:
+    """Cancel what has not started, terminate (SIGTERM, then SIGKILL after ``grace_s``) and reap the
+    workers of a ``ProcessPoolExecutor`` now, without waiting for running tasks."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    for p in procs:
+        with contextlib.suppress(Exception):
+            p.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+    deadline = time.monotonic() + grace_s
+    for p in procs:
+        with contextlib.suppress(Exception):
+            p.join(max(0.0, deadline - time.monotonic()))
+            if p.is_alive():
+                p.kill()
+                p.join(1.0)
+
+
 class Inline:
     """Run the tasks one after the other in this process (``--jobs 1``)."""
 
@@ -115,17 +202,17 @@ class LocalPool:
         old = {k: os.environ.get(k) for k in env}
         os.environ.update(env)           # inherited by the spawned workers before torch loads there
         try:
-            with cf.ProcessPoolExecutor(max_workers=min(self.jobs, len(tasks)),
-                                        mp_context=mp.get_context("spawn")) as pool:
+            pool = cf.ProcessPoolExecutor(max_workers=min(self.jobs, len(tasks)), mp_context=mp.get_context("spawn"),
+                                          initializer=_worker_init, initargs=(os.getpid(),))
+            try:
                 futures = {pool.submit(execute, t): t for t in tasks}
-                try:
-                    for fut in cf.as_completed(futures):
-                        exc = fut.exception()
-                        yield futures[fut], (exc if exc is not None else fut.result())
-                except BaseException:
-                    for f in futures:
-                        f.cancel()
-                    raise
+                for fut in cf.as_completed(futures):
+                    exc = fut.exception()
+                    yield futures[fut], (exc if exc is not None else fut.result())
+            except BaseException:   # Ctrl-C, a signal (Terminated), the consumer's error or close()
+                _end_pool(pool)
+                raise
+            pool.shutdown(wait=True)
         finally:
             for k, v in old.items():
                 if v is None:

@@ -131,14 +131,13 @@ class Sweep:
 
 
 def load_sweep(results_dir: str, name: str) -> Sweep | None:
-    """The sweep ``results_dir/name`` or None when it has no readable, non-empty ``summary.json``."""
+    """The sweep ``results_dir/name`` (rows rebuilt from its verified result files, its summary
+    repaired: :func:`.sweep.verified_rows`; ``ValueError`` names a corrupt file) or None without rows."""
+    from .sweep import verified_rows
+
     path = os.path.join(results_dir, name)
-    try:
-        with open(os.path.join(path, "summary.json"), encoding="utf-8") as f:
-            rows = json.load(f)
-    except (OSError, json.JSONDecodeError):
-        return None
-    if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) and "run" in r for r in rows):
+    rows = verified_rows(path, log=lambda s: print(s, file=sys.stderr)) if os.path.isdir(path) else []
+    if not rows:
         return None
     keys = list(rows[0])
     grid = keys[: keys.index("seed")] if "seed" in keys else []

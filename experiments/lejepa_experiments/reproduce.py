@@ -19,7 +19,12 @@ Before training it validates every run of every sweep, prints the number of runs
 to train) and the estimated compute from :func:`estimate_run_seconds`; then it trains the pending
 runs through the chosen executor (:mod:`.executors`) with an overall progress bar (runs done /
 total, ETA from the cost model rescaled by the measured speed) and one status line per finished run.
-Resumable like ``lejepa sweep``: finished runs (and planning results) are kept. A sweep whose config
+Resumable like ``lejepa sweep``: finished runs (and planning results) are kept. Every sweep's summary
+is rebuilt from its verified result files (:func:`.sweep.verified_rows`) before training, after
+each run and at the end, so a run that finished after the last summary write of an interrupted call
+is in the summaries and the report; the final status line counts the runs with verified results.
+SIGTERM, SIGINT and SIGHUP end a local pool's workers with the command (exit status 128 + signal),
+and a worker whose parent dies exits (:mod:`.executors`). A sweep whose config
 file does not exist (yet) is skipped with a note. After the sweeps and planning comes the Reacher step
 (when the preset has one and it is switched on): ``reacher.prerender``, ``train_all`` and ``run_plan``
 with the named ``lejepa reacher`` preset, in this process (after a SLURM array too); it is skipped
@@ -306,19 +311,18 @@ class SweepPlan:
         return [Task(self.config, run, seed, self.out_dir, self.preset, tuple(ov), None, threads)
                 for run, _, seed, ov, _ in self.runs if run not in self.done]
 
-    def rows(self) -> list[dict[str, Any]]:
-        """Summary rows (``lejepa sweep``'s columns) of the finished runs, in grid order."""
-        from .sweep import _summary_row
+    def rows(self, log: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
+        """Summary rows (``lejepa sweep``'s columns) of every verified result in the sweep's folder,
+        the planned runs first in grid order; ``summary.json``/``.csv`` are rewritten when they differ
+        (:func:`.sweep.verified_rows`)."""
+        from .sweep import verified_rows
 
-        return [_summary_row(point, seed, self.done[run]) for run, point, seed, _, _ in self.runs
-                if run in self.done]
+        return verified_rows(self.out_dir, [r[0] for r in self.runs], self.done, log)
 
-    def record(self, run: str, res: dict[str, Any]) -> None:
-        """Add a finished run and rewrite ``summary.json``/``.csv`` (atomically)."""
-        from .sweep import _write_summary
-
+    def record(self, run: str, res: dict[str, Any], log: Callable[[str], None] | None = None) -> None:
+        """Add a finished run and bring ``summary.json``/``.csv`` up to date (atomically)."""
         self.done[run] = res
-        _write_summary(self.out_dir, self.rows())
+        self.rows(log)
 
 
 def _finished(path: str, cfg: dict[str, Any], seed: int) -> dict[str, Any] | None:
@@ -497,6 +501,12 @@ def run_reacher(out: str, spec: ReacherSpec, log: Callable[[str], None], progres
 # ----------------------------------------------------------------------------------------------
 
 
+def _closing(it: Any) -> Any:
+    """``it`` closed on leaving the ``for`` loop, also by an exception (a local pool then ends its
+    workers at once rather than when the generator is collected)."""
+    return contextlib.closing(it) if hasattr(it, "close") else contextlib.nullcontext(it)
+
+
 def make_executor(kind: str, out: str, jobs: int, threads: int | None, slurm: dict[str, Any]):
     from .executors import Inline, LocalPool, Slurm, threads_per_job
 
@@ -571,6 +581,7 @@ def _reproduce(preset: str, out: str, stack: contextlib.ExitStack, *, executor: 
             "to finish (rerunning afterwards resumes) or choose another --out"), what="the reproduce lock"))
         for sp in plans.values():
             os.makedirs(sp.out_dir, exist_ok=True)
+            sp.rows(log)     # a summary is a cache: repaired from the verified results before training
     cost = {}
     for sp in plans.values():
         for run, _, _, _, cfg in sp.runs:
@@ -600,7 +611,7 @@ def _reproduce(preset: str, out: str, stack: contextlib.ExitStack, *, executor: 
             f"~{format_duration(pr.reacher.estimate_s)}, {pr.reacher.estimate_basis})")
     summary: dict[str, Any] = {"runs": total, "done_before": done_before, "trained": 0, "failed": [],
                                "skipped": skipped, "estimate_s": est_todo + est_reacher, "planning": 0,
-                               "reacher": None, "report": None}
+                               "reacher": None, "report": None, "finished": done_before}
     if dry_run:
         for sp in plans.values():
             est = sum(cost[(sp.out_dir, r[0])] for r in sp.runs if r[0] not in sp.done)
@@ -630,26 +641,31 @@ def _reproduce(preset: str, out: str, stack: contextlib.ExitStack, *, executor: 
     t0 = time.perf_counter()
     est_done = 0.0
     try:
-        for task, res in ex([t for _, t in todo]):
-            sp = by_dir[task.out_dir]
-            est_done += cost[(task.out_dir, task.run)]
-            if isinstance(res, BaseException):
-                summary["failed"].append(f"{sp.name}/{task.run}: {type(res).__name__}: {res}")
-                write(f"{sp.name}/{task.run}: FAILED ({type(res).__name__}: {res})")
-            else:
-                sp.record(task.run, res)
-                summary["trained"] += 1
-                m = res["metrics"]
-                write(f"{sp.name}/{task.run}: R2(h->z) = {m['r2_h_to_z']:.6f}, eps = {m['epsilon']:.3g}, "
-                      f"{res['steps_done']} steps in {res['seconds']:.1f} s ({res['threads']} threads)")
-            if bar is not None:
-                elapsed = time.perf_counter() - t0
-                eta = elapsed / max(est_done, 1e-9) * (est_todo - est_done)
-                bar.set_postfix_str(f"ETA {format_duration(eta)}", refresh=False)
-                bar.update(1)
+        with _closing(ex([t for _, t in todo])) as results:
+            for task, res in results:
+                sp = by_dir[task.out_dir]
+                est_done += cost[(task.out_dir, task.run)]
+                if isinstance(res, BaseException):
+                    summary["failed"].append(f"{sp.name}/{task.run}: {type(res).__name__}: {res}")
+                    write(f"{sp.name}/{task.run}: FAILED ({type(res).__name__}: {res})")
+                else:
+                    sp.record(task.run, res)
+                    summary["trained"] += 1
+                    m = res["metrics"]
+                    write(f"{sp.name}/{task.run}: R2(h->z) = {m['r2_h_to_z']:.6f}, eps = {m['epsilon']:.3g}, "
+                          f"{res['steps_done']} steps in {res['seconds']:.1f} s ({res['threads']} threads)")
+                if bar is not None:
+                    elapsed = time.perf_counter() - t0
+                    eta = elapsed / max(est_done, 1e-9) * (est_todo - est_done)
+                    bar.set_postfix_str(f"ETA {format_duration(eta)}", refresh=False)
+                    bar.update(1)
     finally:
         if bar is not None:
             bar.close()
+    # the status from the files: every summary rebuilt from its verified results (a run a killed
+    # earlier call finished after its last summary write counts, and is in the report)
+    summary["finished"] = sum(len({r["run"] for r in sp.rows(log)} & {x[0] for x in sp.runs})
+                              for sp in plans.values())
     if pr.planning.get("from"):
         summary["planning"] = len(run_planning(out, plans, pr.planning, log))
     if rspec is not None:
@@ -675,7 +691,8 @@ def _reproduce(preset: str, out: str, stack: contextlib.ExitStack, *, executor: 
         else:
             log("note: lejepa report is not available in this install (no lejepa_experiments.report); "
                 f"the results and summaries are in {out}")
-    log(f"{summary['trained']} runs trained, {done_before} kept, {len(summary['failed'])} failed"
+    log(f"{summary['trained']} runs trained, {done_before} kept, {len(summary['failed'])} failed; "
+        f"{summary['finished']} of {total} runs have verified results"
         + (f", {len(skipped)} sweeps skipped ({', '.join(skipped)})" if skipped else "")
         + (f", Reacher step {summary['reacher']}" if summary["reacher"] else "")
         + f"; {time.perf_counter() - t0:.0f} s")
@@ -710,13 +727,20 @@ def _reproduce_run(args: argparse.Namespace) -> int:
     slurm = {k: v for k, v in (("partition", args.partition), ("time_min", args.time_min),
                                ("gpus_per_node", args.gpus), ("cpus_per_task", args.cpus_per_task),
                                ("array_parallelism", args.array_parallelism)) if v is not None}
+    from .executors import signals_interrupt
+
     try:
-        res = reproduce(args.preset, args.out, executor=args.executor, jobs=args.jobs, threads=args.threads,
-                        slurm=slurm, dry_run=args.dry_run, report=not args.no_report,
-                        progress=not args.no_progress, reacher=args.reacher)
+        with signals_interrupt():
+            res = reproduce(args.preset, args.out, executor=args.executor, jobs=args.jobs, threads=args.threads,
+                            slurm=slurm, dry_run=args.dry_run, report=not args.no_report,
+                            progress=not args.no_progress, reacher=args.reacher)
     except ValueError as exc:
         print(f"lejepa reproduce: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as exc:   # SIGINT, or SIGTERM/SIGHUP (executors.Terminated): workers ended
+        print(f"lejepa reproduce: interrupted ({exc or 'SIGINT'}); finished runs are kept, the same command "
+              "resumes", file=sys.stderr)
+        return 128 + getattr(exc, "signum", 2)
     if res["failed"]:
         print(f"lejepa reproduce: {len(res['failed'])} run(s) failed:\n  " + "\n  ".join(res["failed"]),
               file=sys.stderr)

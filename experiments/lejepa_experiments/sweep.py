@@ -5,13 +5,16 @@
 
 runs :func:`lejepa_experiments.commands.run_training` for every point of the Cartesian product of
 the ``--grid`` values and every seed. Each run writes ``DIR/NAME/<run>.json`` and ``.pt`` atomically,
-with ``<run>`` made of the grid values and the seed (``lam=0.01_rho=0.8_s0``). After each run the
-summary ``DIR/NAME/summary.json`` and ``summary.csv`` (one row per finished run: grid values, seed,
+with ``<run>`` made of the grid values and the seed (``lam=0.01_rho=0.8_s0``). Before the first and
+after each run the summary ``DIR/NAME/summary.json`` and ``summary.csv`` (one row per finished run: grid values, seed,
 R² both ways, orthogonality error, ε, the alignment loss (for best-of-seeds selection without ground
 truth), δ_tr, D_tr, the corrected bound, the paper-form bound, the
 recovery error, all on the evaluation set; then the recovery error, corrected bound, margin and the
 margin's lower confidence limit from the final bootstrap check on fresh pairs, its verdict, seconds)
-are rewritten atomically.
+are rebuilt from the verified result files in ``DIR/NAME`` (:func:`verified_rows`) and rewritten
+atomically when they differ: a summary is a cache, checked and repaired, never trusted; ``lejepa
+report`` and ``lejepa reproduce`` rebuild it the same way. A verified result in the folder that the
+current grid does not name (a grid shrunk since) keeps its row, after the grid's runs.
 
 Resuming: a run whose JSON already exists with the same resolved config and seed is not trained
 again, so an interrupted sweep loses no finished run (a run that a ``--time-limit`` stopped early
@@ -28,6 +31,9 @@ Failures: a run whose loss becomes non-finite is recorded (``<run>.json`` with `
 step, reason), logged in one line, and the sweep goes on; the failures are listed at the end (exit
 status 1). A rerun skips recorded failures unless ``--retry-failed``.
 
+Signals: SIGTERM and SIGHUP end the sweep as Ctrl-C does (lock released, exit status 128 + signal;
+finished runs kept).
+
 Concurrency: the sweep holds an exclusive ``fcntl`` lock on ``DIR/NAME/.lock`` (holder pid, host and
 start time written inside) from the check of existing results to the end; a second sweep of the
 same ``--name`` refuses at once with the holder named. The lock file is removed on exit.
@@ -43,7 +49,7 @@ import itertools
 import json
 import os
 import sys
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from .commands import RESUME_SUFFIX, TrainingFailed, atomic_write, exclusive_lock, load_error, run_training
 from ._checks import is_safe_name
@@ -165,14 +171,10 @@ def _load_result(path: str) -> dict[str, Any]:
     return res
 
 
-def verify_result(json_path: str, cfg: dict[str, Any], seed: int) -> dict[str, Any]:
-    """The run record at ``json_path`` if it is a complete result or failure record of ``cfg`` and
-    ``seed``, with (for a result) a loadable ``.pt`` of the same config and seed beside it;
-    ``ValueError`` naming the corrupt or mismatching file otherwise."""
-    from .engine import same_run_config
-
+def _check_record(json_path: str, res: dict[str, Any]) -> str:
+    """The record's status (``ok`` or ``failed``) if ``res`` is a complete run record;
+    ``ValueError`` naming the file otherwise."""
     pt_path = json_path[: -len(".json")] + ".pt"
-    res = _load_result(json_path)
     status = res.get("status", "ok")           # results written before the status field: ok
     need = ("run", "seed", "config") + (("metrics",) if status == "ok" else ("step", "reason"))
     missing = [k for k in need if k not in res]
@@ -181,10 +183,17 @@ def verify_result(json_path: str, cfg: dict[str, Any], seed: int) -> dict[str, A
                        else f"unknown status {status!r}", pt_path)
     if status == "ok" and not isinstance(res["metrics"], dict):
         raise _corrupt(json_path, "'metrics' is not a mapping", pt_path)
-    if not isinstance(res["config"], dict) or not same_run_config(res["config"], cfg) or res["seed"] != seed:
-        raise ValueError(f"{json_path!r} holds a run with another config or seed; give the changed sweep a new --name")
-    if status == "failed":
-        return res
+    if not isinstance(res["config"], dict):
+        raise _corrupt(json_path, "'config' is not a mapping", pt_path)
+    return str(status)
+
+
+def _check_checkpoint(json_path: str, cfg: dict[str, Any], seed: int) -> None:
+    """``ValueError`` naming the file unless the ``.pt`` beside ``json_path`` loads as a lejepa
+    checkpoint of ``cfg`` and ``seed``."""
+    from .engine import same_run_config
+
+    pt_path = json_path[: -len(".json")] + ".pt"
     if not os.path.exists(pt_path):
         raise _corrupt(json_path, f"its checkpoint {os.path.basename(pt_path)!r} is missing", pt_path)
     import torch
@@ -199,6 +208,51 @@ def verify_result(json_path: str, cfg: dict[str, Any], seed: int) -> dict[str, A
         raise _corrupt(pt_path, "not a lejepa training checkpoint", json_path)
     if not isinstance(ck.get("config"), dict) or not same_run_config(ck["config"], cfg) or ck.get("seed") != seed:
         raise _corrupt(pt_path, "its config or seed differs from its JSON's", json_path)
+
+
+def verify_result(json_path: str, cfg: dict[str, Any], seed: int) -> dict[str, Any]:
+    """The run record at ``json_path`` if it is a complete result or failure record of ``cfg`` and
+    ``seed``, with (for a result) a loadable ``.pt`` of the same config and seed beside it;
+    ``ValueError`` naming the corrupt or mismatching file otherwise."""
+    from .engine import same_run_config
+
+    res = _load_result(json_path)
+    status = _check_record(json_path, res)
+    if not same_run_config(res["config"], cfg) or res["seed"] != seed:
+        raise ValueError(f"{json_path!r} holds a run with another config or seed; give the changed sweep a new --name")
+    if status == "ok":
+        _check_checkpoint(json_path, cfg, seed)
+    return res
+
+
+def _verify_found(json_path: str) -> dict[str, Any]:
+    """A run record found in a sweep directory, checked against itself: a complete record named
+    after its run, its ``.pt`` a checkpoint of the record's config and seed (when torch is
+    installed; else a zip archive whose CRCs match, as ``torch.save`` writes). ``ValueError`` names
+    the file that fails."""
+    res = _load_result(json_path)
+    status = _check_record(json_path, res)
+    pt_path = json_path[: -len(".json")] + ".pt"
+    if res["run"] != os.path.basename(json_path)[: -len(".json")]:
+        raise _corrupt(json_path, f"it holds run {res['run']!r}, not the run its name says", pt_path)
+    if status != "ok":
+        return res
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        import zipfile
+
+        try:
+            with zipfile.ZipFile(pt_path) as z:
+                bad = z.testzip()
+        except FileNotFoundError:
+            raise _corrupt(json_path, f"its checkpoint {os.path.basename(pt_path)!r} is missing", pt_path) from None
+        except (OSError, zipfile.BadZipFile) as exc:
+            raise _corrupt(pt_path, f"not a checkpoint archive: {exc}", json_path) from None
+        if bad is not None:
+            raise _corrupt(pt_path, f"member {bad!r} fails its CRC check", json_path)
+        return res
+    _check_checkpoint(json_path, res["config"], res["seed"])
     return res
 
 
@@ -228,14 +282,156 @@ def _summary_row(point: dict[str, str], seed: int, res: dict[str, Any]) -> dict[
     return row
 
 
-def _write_summary(out_dir: str, rows: list[dict[str, Any]]) -> None:
-    atomic_write(os.path.join(out_dir, "summary.json"), lambda f: json.dump(rows, f, indent=2))
+SUMMARY_JSON, SUMMARY_CSV = "summary.json", "summary.csv"
+
+
+def _summary_texts(rows: list[dict[str, Any]]) -> tuple[str, str]:
+    """The text of ``summary.json`` and ``summary.csv`` for ``rows``."""
     buf = io.StringIO()
     if rows:
         w = csv.DictWriter(buf, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    atomic_write(os.path.join(out_dir, "summary.csv"), lambda f: f.write(buf.getvalue()))
+    return json.dumps(rows, indent=2), buf.getvalue()
+
+
+def _write_summary(out_dir: str, rows: list[dict[str, Any]]) -> None:
+    js, cs = _summary_texts(rows)
+    atomic_write(os.path.join(out_dir, SUMMARY_JSON), lambda f: f.write(js))
+    atomic_write(os.path.join(out_dir, SUMMARY_CSV), lambda f: f.write(cs))
+
+
+def grid_point(res: dict[str, Any]) -> dict[str, str] | None:
+    """The grid point of a sweep run, read from its record: the shortest run of consecutive
+    ``overrides`` (``key=value``, latest first) whose :func:`run_name` with the record's seed is the
+    record's ``run`` (a sweep appends the point to the ``--set`` overrides; an executor may append
+    ``runtime.threads``). None when no such run exists (not a sweep's run)."""
+    ov, run, seed = res.get("overrides"), res.get("run"), res.get("seed")
+    if not isinstance(ov, list) or not all(isinstance(o, str) and "=" in o for o in ov) or not isinstance(seed, int):
+        return None
+    items = [tuple(o.split("=", 1)) for o in ov]
+    for k in range(1, len(items) + 1):
+        for j in range(len(items), k - 1, -1):
+            point = dict(items[j - k: j])
+            if len(point) == k and run_name(point, seed) == run:
+                return point
+    return None
+
+
+def _rank_key(old: list[dict[str, Any]], cols: list[str]) -> Callable[[dict[str, Any]], Any]:
+    """Sort key restoring the grid order (``itertools.product`` of the grid values, seeds innermost)
+    of rows from the ``old`` summary rows: for each column, value ``a`` goes before ``b`` when more
+    groups of old rows (equal in the columns before it) list ``a`` first than ``b``; ties (values the
+    old rows do not order, or do not hold) in the values' ascending order (:func:`.tables.sort_key`)."""
+    from functools import cmp_to_key
+
+    from .tables import sort_key
+
+    votes: dict[tuple[str, str, str], int] = {}
+    for i, c in enumerate(cols):
+        groups: dict[tuple[str, ...], list[str]] = {}
+        for r in old:
+            seq = groups.setdefault(tuple(str(r.get(x)) for x in cols[:i]), [])
+            if str(r.get(c)) not in seq:
+                seq.append(str(r.get(c)))
+        for seq in groups.values():
+            for j, a in enumerate(seq):
+                for b in seq[j + 1:]:
+                    votes[c, a, b] = votes.get((c, a, b), 0) + 1
+
+    def cmp(r: dict[str, Any], s: dict[str, Any]) -> int:
+        for c in cols:
+            a, b = r.get(c), s.get(c)
+            d = votes.get((c, str(b), str(a)), 0) - votes.get((c, str(a), str(b)), 0)
+            if d:
+                return d
+            ka, kb = sort_key(a), sort_key(b)
+            if ka != kb:
+                return -1 if ka < kb else 1
+        return 0
+
+    return cmp_to_key(cmp)
+
+
+def verified_rows(sweep_dir: str, order: list[str] | None = None, known: dict[str, dict[str, Any]] | None = None,
+                  log: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
+    """The summary rows of every finished run in ``sweep_dir``, rebuilt from its verified result files;
+    ``summary.json``/``summary.csv`` are rewritten when they differ (a summary is a cache: checked
+    and repaired, never trusted).
+
+    Every ``<run>.json`` in the directory (not hidden, not the summary) must be a complete run
+    record named after its run with a checkpoint of the same config and seed beside it
+    (``ValueError`` naming the file otherwise); failure records give no row. ``known``: records of
+    runs already verified by the caller (``run -> record``), not read again. The grid point of each
+    run comes from its record (:func:`grid_point`). Row order: the runs named in ``order`` (the
+    sweep's plan, grid order) first, in that order; the others in the grid order restored from the
+    old summary's rows where it is readable (:func:`_rank_key`), else in ascending order of the grid
+    values and seed. A directory without any result file keeps its summary as it is (results copied
+    without their run files, or written by hand); then a summary that is not a list of rows with
+    ``run`` and ``seed`` is a ``ValueError`` naming it. A rewrite that fails (a read-only
+    directory) leaves the old files; the rebuilt rows are returned all the same. ``log`` gets one
+    line per repaired summary."""
+    known = known or {}
+    jpath = os.path.join(sweep_dir, SUMMARY_JSON)
+    old_text: str | None = None
+    old: list[dict[str, Any]] | None = None
+    why = "missing"
+    try:
+        with open(jpath, encoding="utf-8") as f:
+            old_text = f.read()
+        parsed = json.loads(old_text)
+        if not isinstance(parsed, list) or not all(isinstance(r, dict) and "run" in r and "seed" in r
+                                                   for r in parsed):
+            raise ValueError("not a list of rows with 'run' and 'seed'")
+        old, why = parsed, ""
+    except FileNotFoundError:
+        pass
+    except (OSError, UnicodeDecodeError, ValueError) as exc:   # json.JSONDecodeError is a ValueError
+        why = f"unreadable: {exc}"
+    names = sorted(n for n in os.listdir(sweep_dir) if n.endswith(".json") and not n.startswith(".")
+                   and n != SUMMARY_JSON)
+    if not names and not any(n.endswith((".pt", RESUME_SUFFIX)) and not n.startswith(".")
+                             for n in os.listdir(sweep_dir)):
+        if old is None and why != "missing":
+            raise ValueError(f"{jpath!r} is not a sweep summary ({why}) and {sweep_dir!r} holds no result "
+                             "files to rebuild it from; remove it or rerun the sweep")
+        return list(old or [])
+    found: list[tuple[dict[str, str], dict[str, Any]]] = []
+    for n in names:
+        run = n[: -len(".json")]
+        path = os.path.join(sweep_dir, n)
+        res = known[run] if run in known else _verify_found(path)
+        if res.get("status", "ok") != "ok":
+            continue
+        point = grid_point(res)
+        if point is None:
+            raise ValueError(f"{path!r} is not a run of a lejepa sweep (its name and 'overrides' give no grid "
+                             f"point); move it out of {sweep_dir!r}")
+        found.append((point, res))
+    rows = [_summary_row(point, int(res["seed"]), res) for point, res in found]
+    cols = list(dict.fromkeys(k for r in rows for k in r if k not in RESERVED_COLUMNS and k != "run")) + ["seed"]
+    pos = {run: i for i, run in enumerate(order or [])}
+    key = _rank_key(old or [], cols)
+    rows.sort(key=lambda r: (0, pos[r["run"]], ()) if r["run"] in pos else (1, 0, key(r)))
+    js, cs = _summary_texts(rows)
+    try:
+        with open(os.path.join(sweep_dir, SUMMARY_CSV), encoding="utf-8", newline="") as f:
+            same_csv = f.read() == cs
+    except (OSError, UnicodeDecodeError):
+        same_csv = False
+    if old_text != js or not same_csv:
+        if old_text != js and log is not None and (rows or why != "missing"):   # a new sweep: no note
+            have = {r["run"] for r in old} if old is not None else set()
+            new = {r["run"] for r in rows}
+            what = why or (f"{len(new - have)} row(s) missing, {len(have - new)} without a result"
+                           if have != new else "rows differ from the result files")
+            log(f"note: {jpath} was stale ({what}); rebuilt from the {len(rows)} verified result file(s)")
+        try:
+            _write_summary(sweep_dir, rows)
+        except OSError as exc:
+            if log is not None:
+                log(f"note: could not rewrite {jpath} ({exc.strerror or exc}); using the rebuilt rows")
+    return rows
 
 
 def run_sweep(config: str, name: str, out: str, grid_items: list[str], seeds: list[int], *,
@@ -276,37 +472,41 @@ def _run_locked(config: str, out_dir: str, runs: list[tuple[str, dict[str, str],
             if res.get("stopped_early") and res.get("time_limit_s") != time_limit_s:
                 continue
             done[run] = res
-    rows = SweepRows()
-    rows.failures = []
+    failures: list[dict[str, Any]] = []
+    order = [r[0] for r in runs]
+    finished: dict[str, dict[str, Any]] = {}
+    rows = verified_rows(out_dir, order, dict(done), log)   # a stale summary is repaired before training
     for i, (run, point, seed, ov, _) in enumerate(runs):
         tag = f"[{i + 1}/{len(runs)}] {run}"
         if run in done:
-            res = done[run]
             log(f"{tag}: done before, kept")
-        elif run in failed and not retry_failed:
+            finished[run] = done[run]
+            continue
+        if run in failed and not retry_failed:
             rec = failed[run]
             log(f"{tag}: failed before at step {rec['step']} ({rec['reason']}); skipped (--retry-failed trains it again)")
-            rows.failures.append(rec)
+            failures.append(rec)
             continue
-        else:
-            resume = os.path.exists(os.path.join(out_dir, run + RESUME_SUFFIX)) and run not in failed
-            try:
-                res = run_training(config, run, seed, out_dir, preset=preset, overrides=ov, progress=progress,
-                                   time_limit_s=time_limit_s, overwrite=not resume, resume=resume)
-            except TrainingFailed as exc:
-                log(f"{tag}: FAILED at step {exc.record['step']}: {exc.record['reason']}")
-                rows.failures.append(exc.record)
-                continue
-            log(f"{tag}: R2(h->z) = {res['metrics']['r2_h_to_z']:.5f}, {res['seconds']:.1f} s"
-                + (f" (resumed from step {res['resumed_from_step']})" if resume else ""))
-        rows.append(_summary_row(point, seed, res))
-        _write_summary(out_dir, rows)
-    if not rows:
-        _write_summary(out_dir, rows)
-    if rows.failures:
-        log(f"{len(rows.failures)} run(s) failed: "
-            + "; ".join(f"{r['run']} (step {r['step']}: {r['reason']})" for r in rows.failures))
-    return rows
+        resume = os.path.exists(os.path.join(out_dir, run + RESUME_SUFFIX)) and run not in failed
+        try:
+            res = run_training(config, run, seed, out_dir, preset=preset, overrides=ov, progress=progress,
+                               time_limit_s=time_limit_s, overwrite=not resume, resume=resume)
+        except TrainingFailed as exc:
+            log(f"{tag}: FAILED at step {exc.record['step']}: {exc.record['reason']}")
+            failures.append(exc.record)
+            finished[run] = exc.record
+            rows = verified_rows(out_dir, order, finished | done)
+            continue
+        log(f"{tag}: R2(h->z) = {res['metrics']['r2_h_to_z']:.5f}, {res['seconds']:.1f} s"
+            + (f" (resumed from step {res['resumed_from_step']})" if resume else ""))
+        finished[run] = res
+        rows = verified_rows(out_dir, order, finished | done)
+    out = SweepRows(rows)
+    out.failures = failures
+    if failures:
+        log(f"{len(failures)} run(s) failed: "
+            + "; ".join(f"{r['run']} (step {r['step']}: {r['reason']})" for r in failures))
+    return out
 
 
 def _sweep_args(p: argparse.ArgumentParser) -> None:
@@ -326,12 +526,19 @@ def _sweep_args(p: argparse.ArgumentParser) -> None:
 
 
 def _sweep_run(args: argparse.Namespace) -> int:
+    from .executors import signals_interrupt
+
     try:
-        rows = run_sweep(args.config, args.name, args.out, args.grid, args.seeds, preset=args.preset,
-                         overrides=args.overrides, time_limit_s=args.time_limit, retry_failed=args.retry_failed)
+        with signals_interrupt():
+            rows = run_sweep(args.config, args.name, args.out, args.grid, args.seeds, preset=args.preset,
+                             overrides=args.overrides, time_limit_s=args.time_limit, retry_failed=args.retry_failed)
     except ValueError as exc:
         print(f"lejepa sweep: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as exc:   # SIGINT, or SIGTERM/SIGHUP (executors.Terminated)
+        print(f"lejepa sweep: interrupted ({exc or 'SIGINT'}); finished runs are kept, the same command resumes",
+              file=sys.stderr)
+        return 128 + getattr(exc, "signum", 2)
     nf = len(rows.failures)
     print(f"{len(rows) + nf} runs, {len(rows)} finished; summary in {os.path.join(args.out, args.name)}/summary.csv"
           + (f"; {nf} failed (records in their <run>.json)" if nf else ""))
