@@ -90,6 +90,7 @@ theorem mul_one_sub_le_sub_pow {ρ : ℝ} (h0 : 0 < ρ) (h1 : ρ < 1) {d : ℕ} 
 theorem sub_one_sq_le_sq_sub_one_sq {s : ℝ} (hs : 0 ≤ s) : (s - 1) ^ 2 ≤ (s ^ 2 - 1) ^ 2 := by
   nlinarith [mul_nonneg (sq_nonneg (s - 1)) (add_nonneg (sq_nonneg s) (mul_nonneg zero_le_two hs))]
 
+set_option backward.isDefEq.respectTransparency false in
 /-- (L1c) Gram / Cauchy–Schwarz: for vectors `x i` on a finite set `s` with a nonnegative weight
 `w`, the squared weighted inner products satisfy
 `∑_i ∑_k (∑_a x_i(a) x_k(a) w(a))² ≤ (∑_i ∑_a x_i(a)² w(a))²`. -/
@@ -129,6 +130,7 @@ theorem frob_le_of_sq_le {M : Matrix (Fin n) (Fin n) ℝ} {r : ℝ} (hr : 0 ≤ 
     (h : ∑ i, ∑ j, M i j ^ 2 ≤ r ^ 2) : frob M ≤ r :=
   (Real.sqrt_le_left hr).mpr h
 
+set_option backward.isDefEq.respectTransparency false in
 /-- `∑_i ∑_j M_ij² = tr (M Mᵀ)`. -/
 theorem sum_sum_sq_eq_trace (M : Matrix (Fin n) (Fin n) ℝ) :
     ∑ i, ∑ j, M i j ^ 2 = Matrix.trace (M * Mᵀ) := by
@@ -143,6 +145,7 @@ theorem frob_transpose (M : Matrix (Fin n) (Fin n) ℝ) : frob Mᵀ = frob M := 
   simp only [Matrix.transpose_apply]
   rw [Finset.sum_comm]
 
+set_option backward.isDefEq.respectTransparency false in
 /-- Right multiplication by a matrix `U` with `U Uᵀ = 1` preserves the Frobenius norm. -/
 theorem frob_mul_of_mul_transpose_eq_one (M U : Matrix (Fin n) (Fin n) ℝ) (hU : U * Uᵀ = 1) :
     frob (M * U) = frob M := by
@@ -157,6 +160,7 @@ theorem frob_mul_left_of_transpose_mul_eq_one (U M : Matrix (Fin n) (Fin n) ℝ)
   rw [← frob_transpose (U * M), Matrix.transpose_mul,
     frob_mul_of_mul_transpose_eq_one Mᵀ Uᵀ hU', frob_transpose]
 
+set_option backward.isDefEq.respectTransparency false in
 /-- (L1d) Triangle inequality for the Frobenius norm (difference form). -/
 theorem frob_sub_le (M N : Matrix (Fin n) (Fin n) ℝ) : frob (M - N) ≤ frob M + frob N := by
   have hCS : (∑ i, ∑ j, M i j * N i j) ^ 2 ≤
@@ -240,7 +244,11 @@ theorem exists_orthonormalBasis_inner_eq_norm (f : Fin n → EuclideanSpace ℝ 
     finrank_euclideanSpace
   refine ⟨InnerProductSpace.gramSchmidtOrthonormalBasis h f, fun k => ?_⟩
   by_cases hk : f k = 0
-  · rw [hk, inner_zero_left, norm_zero]
+  · -- `inner_zero_left (x : E) : ⟪0, x⟫ = 0` (`InnerProductSpace/Basic.lean`, `𝕜` implicit) and
+    -- `norm_zero : ‖(0 : E)‖ = 0` joined by `Eq.trans`, checked by `exact` at default
+    -- transparency: no `rw` pattern has to match the `Inner`/`Zero` instances of `EuclideanSpace`
+    rw [hk]
+    exact (inner_zero_left (𝕜 := ℝ) _).trans norm_zero.symm
   · have hn : ‖f k‖ ≠ 0 := norm_ne_zero_iff.mpr hk
     have key : ‖f k‖⁻¹ * ‖f k‖ ^ 2 = ‖f k‖ := by
       rw [sq, ← mul_assoc, inv_mul_cancel₀ hn, one_mul]
@@ -254,7 +262,8 @@ theorem exists_orthonormalBasis_inner_eq_norm (f : Fin n → EuclideanSpace ℝ 
     rw [hb]
     calc inner ℝ (f k) (‖f k‖⁻¹ • f k) = ‖f k‖⁻¹ * inner ℝ (f k) (f k) :=
           real_inner_smul_right (f k) (f k) ‖f k‖⁻¹
-      _ = ‖f k‖⁻¹ * ‖f k‖ ^ 2 := congrArg (‖f k‖⁻¹ * ·) (real_inner_self_eq_norm_sq (f k))
+      _ = ‖f k‖⁻¹ * ‖f k‖ ^ 2 :=
+          congrArg (fun t : ℝ => ‖f k‖⁻¹ * t) (real_inner_self_eq_norm_sq (f k))
       _ = ‖f k‖ := key
 
 set_option backward.isDefEq.respectTransparency false in
@@ -300,6 +309,7 @@ theorem exists_orthogonal_cols_inner_eq_norm (B : Matrix (Fin n) (Fin n) ℝ)
     simp only [Matrix.of_apply]
     exact h1
 
+set_option backward.isDefEq.respectTransparency false in
 /-- Columnwise Procrustes step: if `Wᵀ W = 1` and `⟨b_k, w_k⟩ = ‖b_k‖` for the columns, then
 `‖B - W‖_F ≤ ‖BᵀB - 1‖_F`. -/
 theorem frob_sub_le_of_cols (B W : Matrix (Fin n) (Fin n) ℝ) (hWW : Wᵀ * W = 1)
@@ -374,12 +384,10 @@ theorem exists_orthogonal_frob_sub_le (A : Matrix (Fin n) (Fin n) ℝ) :
     calc ∑ m, (Aᵀ * A) j m * V m l = ∑ m, (Aᵀ * A) j m * hM.eigenvectorBasis l m :=
           Finset.sum_congr rfl fun m _ => by rw [hV]
       _ = hM.eigenvalues l * hM.eigenvectorBasis l j := by
-          -- unfold `Matrix.mulVec` and `dotProduct` in `h` (the same `simp only [Matrix.mulVec,
-          -- dotProduct]` as Mathlib's `LinearAlgebra/Matrix/Stochastic.lean`; it always makes
-          -- progress, since `h` contains `mulVec`), then `(r • v) j = r • v j` (`Pi.smul_apply`)
-          -- and `r • s = r * s` (`smul_eq_mul`). Whatever `simp` leaves of the scalar action is
-          -- closed by `exact`'s definitional check (`ℝ` acts on itself through `Algebra.id`).
-          simp only [Matrix.mulVec, dotProduct, Pi.smul_apply, smul_eq_mul] at h
+          -- `h` is this equation up to unfolding: `Matrix.mulVec` and `dotProduct` are plain
+          -- `def`s (`Data/Matrix/Mul.lean`), `(r • v) j = r • v j` and `r • s = r * s` hold by
+          -- `rfl` (`ℝ` acts on itself through `Algebra.id`); `exact` checks it at default
+          -- transparency (the option is on for this declaration), with no `simp` step
           exact h
       _ = hM.eigenvalues l * V j l := by rw [hV]
   have e2 : (A * V)ᵀ * (A * V) = Vᵀ * ((Aᵀ * A) * V) := by
@@ -478,7 +486,8 @@ theorem sum_filter_deg_one (T : Finset (Fin n →₀ ℕ)) (g : (Fin n →₀ �
     obtain ⟨j, hj⟩ := exists_eq_single_of_deg_eq_one (Finset.mem_filter.mp hα).2
     exact Finset.mem_image.mpr ⟨j, Finset.mem_univ j, hj.symm⟩
   rw [Finset.sum_subset hsub,
-    Finset.sum_image (g := fun j : Fin n => (Finsupp.single j 1 : Fin n →₀ ℕ))
+    Finset.sum_image (s := (Finset.univ : Finset (Fin n)))
+      (g := fun j : Fin n => (Finsupp.single j 1 : Fin n →₀ ℕ))
       (fun j _ k _ hjk => Finsupp.single_left_injective (one_ne_zero : (1 : ℕ) ≠ 0) hjk)]
   intro α hα hαT
   obtain ⟨j, _, rfl⟩ := Finset.mem_image.mp hα
@@ -733,6 +742,7 @@ theorem component_error_eq (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (Q : 
       (fun α => ((c i - linCoeff Q i) α) ^ 2 * mfact α) hg0,
     h0', h1', h2']
 
+set_option backward.isDefEq.respectTransparency false in
 /-- (L2b) **Pythagorean split.** The recovery error against any matrix `Q` is
 `‖μ‖² + ‖A - Q‖_F² + N`. -/
 theorem recoveryError_eq (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) (Q : Matrix (Fin n) (Fin n) ℝ) :
@@ -753,6 +763,7 @@ theorem mem_allSupport {c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)} {i : Fin 
     (h : α ∈ (c i).support) : α ∈ allSupport c :=
   Finset.mem_biUnion.mpr ⟨i, Finset.mem_univ i, h⟩
 
+set_option backward.isDefEq.respectTransparency false in
 /-- `Cov = A Aᵀ + C_N`. -/
 theorem cov_eq (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ)) :
     cov c = linearPart c * (linearPart c)ᵀ + nlCov c := by
