@@ -465,7 +465,12 @@ theorem integral_hermiteMulti_mul_ou_inner {ρ σ : ℝ} (hσ : σ ^ 2 = 1 - ρ 
     ∫ η, hermiteMulti a z * hermiteMulti b (fun j => ρ * z j + σ * η j)
         ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) =
       ρ ^ deg b * (hermiteMulti a z * hermiteMulti b z) := by
-  rw [integral_const_mul, integral_hermiteMulti_ou hσ]
+  have h1 : ∫ η, hermiteMulti a z * hermiteMulti b (fun j => ρ * z j + σ * η j)
+        ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) =
+      hermiteMulti a z * ∫ η, hermiteMulti b (fun j => ρ * z j + σ * η j)
+        ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) :=
+    integral_const_mul (hermiteMulti a z) (fun η => hermiteMulti b (fun j => ρ * z j + σ * η j))
+  rw [h1, integral_hermiteMulti_ou hσ]
   ring
 
 theorem iterIntegrable_hermiteMulti_lag {ρ σ : ℝ} (hσ : σ ^ 2 = 1 - ρ ^ 2) (a b : Fin n →₀ ℕ) :
