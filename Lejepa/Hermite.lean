@@ -400,8 +400,9 @@ theorem alignLoss_sub_eq (ρ : ℝ) (hvar : ∀ i, variance c i = 1) :
       = ∑ i, ∑ α ∈ ncSupport c i, 2 * (c i α) ^ 2 * mfact α * (ρ - ρ ^ deg α) := by
   calc alignLoss c ρ - 2 * (1 - ρ) * (n : ℝ)
       = ∑ i, (2 * (variance c i - corr c ρ i) - 2 * (1 - ρ)) := by
-        rw [Finset.sum_sub_distrib, sum_const_fin (2 * (1 - ρ))]
-        unfold alignLoss
+        have hs : ∑ i, (2 * (variance c i - corr c ρ i) - 2 * (1 - ρ)) =
+            alignLoss c ρ - ∑ _i : Fin n, 2 * (1 - ρ) := Finset.sum_sub_distrib _ _
+        rw [hs, sum_const_fin (2 * (1 - ρ))]
         ring
     _ = ∑ i, ∑ α ∈ ncSupport c i, 2 * (c i α) ^ 2 * mfact α * (ρ - ρ ^ deg α) := by
         refine Finset.sum_congr rfl (fun i _ => ?_)

@@ -219,8 +219,9 @@ theorem eq_gaussianPDFReal_of_eq_mul_exp' {p : ℝ → ℝ} {a b μ : ℝ} {v : 
           integral_congr_ae (Filter.EventuallyEq.of_eq (funext hpg))
       _ = p 0 / gaussianPDFReal μ v 0 * ∫ y, gaussianPDFReal μ v y :=
           integral_const_mul (p 0 / gaussianPDFReal μ v 0) (gaussianPDFReal μ v)
-      _ = p 0 / gaussianPDFReal μ v 0 := by
-          rw [integral_gaussianPDFReal_eq_one μ hv, mul_one]
+      _ = p 0 / gaussianPDFReal μ v 0 :=
+          (congrArg (fun t : ℝ => p 0 / gaussianPDFReal μ v 0 * t)
+            (integral_gaussianPDFReal_eq_one μ hv)).trans (mul_one _)
   have hc : p 0 / gaussianPDFReal μ v 0 = 1 := hint'.symm.trans hint
   rw [hpg z, hc, one_mul]
 
