@@ -8,7 +8,7 @@ import math
 from ._common import RESTART_KEY, Context, Sweep, data_label, finite, plt
 
 
-def learning_figure(ctx: Context, max_runs: int = 12) -> list[str]:
+def learning_figure(ctx: Context, max_runs: int = 12) -> tuple[list[str], list[Sweep]]:
     curves: list[tuple[Sweep, list]] = []
     for sw in ctx.sweeps.values():
         if sw is None:
@@ -22,7 +22,7 @@ def learning_figure(ctx: Context, max_runs: int = 12) -> list[str]:
         if runs:
             curves.append((sw, runs))
     if not curves:
-        return []
+        return [], []
     pyplot = plt()
     cols = min(3, len(curves))
     nrows = math.ceil(len(curves) / cols)
@@ -41,13 +41,15 @@ def learning_figure(ctx: Context, max_runs: int = 12) -> list[str]:
     if ctx.label:
         fig.suptitle(f"Learning curves, preset {ctx.label}", fontsize=10)
     fig.tight_layout()
-    return ctx.writer.figure("learning_curves", fig)
+    return ctx.writer.figure("learning_curves", fig), [sw for sw, _ in curves]
 
 
 def section(ctx: Context) -> None:
     ctx.md.append("## Learning curves\n")
-    files = learning_figure(ctx)
+    files, used = learning_figure(ctx)
     if files:
-        ctx.figure(files, "held-out 1 − R²(h→z) during training, per sweep (the first runs; restart 0).")
+        ctx.figure(files, "held-out 1 − R²(h→z) during training, per sweep (the first runs; restart 0). Data: "
+                   + "; ".join(f"`{sw.name}` {data_label([sw], None)}" for sw in used)
+                   + (f"; preset {ctx.label}" if ctx.label else "") + ".")
     else:
         ctx.md.append("*Skipped: no run with learning curves.*\n")
