@@ -292,8 +292,8 @@ def bound_figure(ctx: Context, pts: list[dict[str, Any]], label: str) -> list[st
                            marker="v", s=22, alpha=0.8, edgecolors="none")
         col = [p for p in pts if p["r2"] is not None and p["r2"] < COLLAPSED_R2]
         if col:
-            ys = [p[key] if p[key] is not None and p[key] > 0 else floor for p in col]
-            ax.scatter([p["err"] for p in col], ys, s=90, facecolors="none", edgecolors="red", lw=1.2,
+            ycol = [p[key] if p[key] is not None and p[key] > 0 else floor for p in col]
+            ax.scatter([p["err"] for p in col], ycol, s=90, facecolors="none", edgecolors="red", lw=1.2,
                        label=f"collapsed (R² < {COLLAPSED_R2}): {len(col)}")
         nonpos = sum(1 for p in pts if p[key] is not None and p[key] <= 0)
         if nonpos:

@@ -66,9 +66,10 @@ def _rho(sw: Sweep) -> float:
     return rho ** 2 if pair.get("kind") == "two_view" else rho
 
 
-def _mean(vals: list[float]) -> float:
-    vals = [v for v in vals if finite(v)]
-    return sum(vals) / len(vals) if vals else math.nan
+def _mean(vals: list[Any]) -> float:
+    """Mean of the finite numbers in ``vals`` (nan when none)."""
+    got = [float(v) for v in vals if finite(v)]
+    return sum(got) / len(got) if got else math.nan
 
 
 def verdict(obj: str, c: ScalingCell) -> tuple[bool, str]:
