@@ -122,3 +122,16 @@ def test_bound_points_carry_rho_and_collapse(built):
     assert len(collapsed) == 2 and {p["rho"] for p in collapsed} == {0.9, 0.95}
     assert max(p["bound"] for p in pts) == 45000.0
     assert "paper-form bound is below the recovery error" in md
+
+
+def test_the_report_package_is_installed_by_a_wheel():
+    """pyproject lists packages explicitly: the report sub-package must be among them, or a non-editable
+    install has no ``lejepa report``."""
+    tomllib = pytest.importorskip("tomllib")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, "pyproject.toml"), "rb") as f:
+        packages = tomllib.load(f)["tool"]["setuptools"]["packages"]
+    pkg_root = os.path.join(root, "experiments", "lejepa_experiments")
+    subs = [f"lejepa_experiments.{d}" for d in sorted(os.listdir(pkg_root))
+            if os.path.isfile(os.path.join(pkg_root, d, "__init__.py"))]
+    assert "lejepa_experiments.report" in subs and set(subs) <= set(packages)
