@@ -73,6 +73,11 @@ def test_the_selection_never_looks_at_r2(tmp_path):
     cell = scaling.scaling_data({"scaling_sigreg": sw})["sigreg"][8]
     assert cell.protocol.mean == 0.9990 and cell.protocol.n == 1          # restart 1: lowest objective
     assert cell.single.mean == pytest.approx((0.99999 + 0.9990 + 0.86) / 3, rel=1e-14)
+    # a sweep still running: seed 1 has 2 of 3 restarts so far -> the table says "2–3", not "3"
+    part = rows + [dict(rows[0], seed=1, run="dim=8_restart=0_s1"), dict(rows[2], seed=1, run="dim=8_restart=2_s1")]
+    S.write_sweep(str(tmp_path), "scaling_sigreg", part)
+    cell = scaling.scaling_data({"scaling_sigreg": _common.load_sweep(str(tmp_path), "scaling_sigreg")})["sigreg"][8]
+    assert cell.k_text == "2–3" and "after best of 2–3" in cell.verdict and cell.protocol.k == 1
     # restarts without the criterion: one line naming the sweep and the field
     for r in rows:
         del r["heldout_objective"]

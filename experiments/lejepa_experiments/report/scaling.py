@@ -49,7 +49,7 @@ class ScalingCell:
     n: int
     protocol: SeedStats                 # best of K per seed, over seeds
     single: SeedStats                   # every run (all restarts)
-    restarts: int
+    restarts: int                       # the most restarts a seed has (K)
     align_unident: float                # mean held-out alignment of the protocol seeds not identified
     r2_unident: float
     align_ident: float
@@ -58,6 +58,11 @@ class ScalingCell:
     diff: float | None
     verdict: str = ""
     reproduced: bool = False
+    restarts_min: int = 1               # the fewest (< K while a sweep is still running)
+
+    @property
+    def k_text(self) -> str:
+        return str(self.restarts) if self.restarts_min == self.restarts else f"{self.restarts_min}–{self.restarts}"
 
 
 def _rho(sw: Sweep) -> float:
@@ -75,7 +80,7 @@ def _mean(vals: list[Any]) -> float:
 def verdict(obj: str, c: ScalingCell) -> tuple[bool, str]:
     """(reproduced?, the row's one-line verdict); the rule is in the module docstring and the section's text."""
     p = c.protocol
-    how = f"best of {c.restarts}" if c.restarts > 1 else "one run per seed"
+    how = f"best of {c.k_text}" if c.restarts > 1 else "one run per seed"
     if c.paper is None:
         return False, f"no published value at N = {c.n}"
     vs = "vs the paper's \"VICReg\" (whitening) column: " if obj == "vicreg" else ""
@@ -120,6 +125,7 @@ def scaling_data(sweeps: dict[str, Sweep | None]) -> dict[str, dict[int, Scaling
                             _mean([r.get("align") for r in unident]), _mean([r.get("r2_h_to_z") for r in unident]),
                             _mean([r.get("align") for r in ident]), 2 * (1 - rho) * n, paper,
                             ps.mean - paper if paper is not None and finite(ps.mean) else None)
+            c.restarts_min = min(r.get("restarts", 1) for r in rows)
             c.reproduced, c.verdict = verdict(obj, c)
             cells[n] = c
         out[obj] = cells
@@ -155,7 +161,7 @@ def comparison_table(obj: str, cells: dict[int, ScalingCell]) -> str:
     for n, c in cells.items():
         p, s = c.protocol, c.single
         lines.append(
-            f"| {n} | {p.n} × {c.restarts} | {pm(p)} | {1 - p.mean:.2e} ± {p.std:.1e} | {p.k}/{p.n} | "
+            f"| {n} | {p.n} × {c.k_text} | {pm(p)} | {1 - p.mean:.2e} ± {p.std:.1e} | {p.k}/{p.n} | "
             f"{pm(s)} ({s.k}/{s.n}) | {fmt_r2(c.paper)} | {f'{c.diff:+.2e}' if c.diff is not None else '—'} | "
             f"{c.verdict} |")
     return "\n".join(lines)
@@ -172,7 +178,7 @@ def scaling_json(data: dict[str, dict[int, ScalingCell]]) -> dict[str, Any]:
             out[obj][str(n)] = {
                 "protocol_mean": c.protocol.mean, "protocol_std": c.protocol.std,
                 "protocol_one_minus_r2": 1 - c.protocol.mean if finite(c.protocol.mean) else None,
-                "n_seeds": c.protocol.n, "restarts": c.restarts, "identified": c.protocol.k,
+                "n_seeds": c.protocol.n, "restarts": c.restarts, "restarts_min": c.restarts_min, "identified": c.protocol.k,
                 "ident_rate": c.protocol.rate, "ident_threshold": IDENT_R2,
                 "single_mean": c.single.mean, "single_std": c.single.std, "single_runs": c.single.n,
                 "single_identified": c.single.k,
