@@ -681,7 +681,7 @@ def _reproduce(preset: str, out: str, stack: contextlib.ExitStack, *, executor: 
             mod = importlib.import_module("lejepa_experiments.report")
             rdir = os.path.join(out, "report")
             try:
-                summary["report"] = mod.build_report(out, rdir)
+                summary["report"] = mod.build_report(out, rdir, label=os.path.splitext(os.path.basename(pr.path))[0])
             except Exception as exc:  # noqa: BLE001 - the results stay on disk; say what failed
                 summary["failed"].append(f"report: {type(exc).__name__}: {exc}")
                 log(f"report FAILED ({type(exc).__name__}: {exc}); the results are in {out}, "
