@@ -58,14 +58,36 @@ def _run(obj: str, n: int, seed: int, restart: int, restarts: bool) -> tuple[dic
     return row, res
 
 
+# the grid keys of the synthetic sweeps, short (as in run names and summary columns) -> config key
+FULL_KEYS = {"dim": "latent.dim", "restart": "train.restart", "kind": "loss.kind", "alpha": "latent.alpha",
+             "lam": "loss.lam", "rho": "pair.rho"}
+ROW_ONLY = ("seed", "run", "verdict", "steps_done")
+
+
 def write_sweep(root: str, name: str, rows: list[dict[str, Any]], results: list[dict[str, Any]] | None = None) -> None:
+    """``summary.json`` with ``rows`` and, for each row with a result, a complete run record
+    (``<run>.json``: run, seed, the grid point as overrides, config, metrics) and a minimal lejepa
+    checkpoint of the same config and seed (``<run>.pt``), so that the sweep passes
+    :func:`lejepa_experiments.sweep.verified_rows` (the report rebuilds its rows from these)."""
     d = os.path.join(root, name)
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(rows, f)
-    for row, res in zip(rows, results or []):
+    if not results:
+        return
+    import torch
+
+    for row, res in zip(rows, results):
+        grid = [k for k in row if k in FULL_KEYS]
+        rec = dict(res)
+        rec.update(status="ok", run=row["run"], seed=row["seed"],
+                   overrides=[f"{FULL_KEYS[k]}={row[k]}" for k in grid],
+                   metrics={k: v for k, v in row.items() if k not in grid and k not in ROW_ONLY},
+                   bound_check={"verdict": row.get("verdict")}, steps_done=row.get("steps_done"))
         with open(os.path.join(d, row["run"] + ".json"), "w", encoding="utf-8") as f:
-            json.dump(res, f)
+            json.dump(rec, f)
+        torch.save({"format": "lejepa-checkpoint-1", "encoder": {}, "mixing": {}, "config": rec["config"],
+                    "seed": row["seed"]}, os.path.join(d, row["run"] + ".pt"))
 
 
 def scaling_sweeps(root: str) -> None:
