@@ -194,10 +194,17 @@ theorem frobSq_eq_card_iff (J : Matrix (Fin n) (Fin n) ℝ) (hdet : |J.det| = 1)
       exact hall i (Finset.mem_univ i)
     -- spectral theorem at v4.31.0: `A = conjStarAlgAut 𝕜 _ U (diagonal (RCLike.ofReal ∘ λ))`
     have hs := (Matrix.isHermitian_mul_conjTranspose_self J).spectral_theorem
-    -- `conjStarAlgAut_apply` (`conjStarAlgAut S R u x = u * x * (star u : R)`, proved by `rfl`) is
-    -- used as a term: `hs.trans` compares its left side with `hs`'s right side, and the `have`
-    -- compares its right side with the statement below (this file's instances), both at default
-    -- transparency. Nothing is rewritten inside a term built by the generic spectral lemma.
+    -- `conjStarAlgAut_apply` (`conjStarAlgAut S R u x = u * x * (star u : R)`, proved by `rfl`),
+    -- elaborated on its own with `S` and `R` named and `u`, `x` given: its instance arguments are
+    -- synthesized here (this file's instances), not assigned from `hs` and then re-synthesized
+    have happ := Unitary.conjStarAlgAut_apply (S := ℝ) (R := Matrix (Fin n) (Fin n) ℝ)
+      (Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary
+      (Matrix.diagonal
+        (RCLike.ofReal ∘ (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues : Fin n → ℝ))
+    -- `hs.trans happ` compares `hs`'s right side with `happ`'s left side (two closed terms), and
+    -- the `have` compares `happ`'s right side with the statement below (`↑(star U)` is
+    -- `star ↑U` by `rfl`, `Unitary.coe_star`), both at default transparency. Nothing is rewritten
+    -- inside a term built by the generic spectral lemma.
     have hs' : J * Jᴴ =
         ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary :
           Matrix (Fin n) (Fin n) ℝ) *
@@ -206,7 +213,7 @@ theorem frobSq_eq_card_iff (J : Matrix (Fin n) (Fin n) ℝ) (hdet : |J.det| = 1)
               Fin n → ℝ) *
           star ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary :
             Matrix (Fin n) (Fin n) ℝ) :=
-      hs.trans (Unitary.conjStarAlgAut_apply _ _)
+      hs.trans happ
     -- `mul_star_self_of_mem (hU : U ∈ unitary R) : U * star U = 1`, stated with this file's
     -- instances (checked at default transparency)
     have hU : ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary :
@@ -219,7 +226,13 @@ theorem frobSq_eq_card_iff (J : Matrix (Fin n) (Fin n) ℝ) (hdet : |J.det| = 1)
         (RCLike.ofReal ∘ (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues :
           Fin n → ℝ) = 1 :=
       (congrArg Matrix.diagonal hd).trans Matrix.diagonal_one
-    rw [hdiag, Matrix.mul_one] at hs'
+    -- `Matrix.mul_one` stated with this file's instances, so that the rewrite below is syntactic
+    have hmul1 : ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary :
+          Matrix (Fin n) (Fin n) ℝ) * (1 : Matrix (Fin n) (Fin n) ℝ) =
+        ((Matrix.isHermitian_mul_conjTranspose_self J).eigenvectorUnitary :
+          Matrix (Fin n) (Fin n) ℝ) :=
+      Matrix.mul_one _
+    rw [hdiag, hmul1] at hs'
     exact hs'.trans hU
   · intro h1
     have htr : (J * Jᴴ).trace = ((Fintype.card (Fin n) : ℕ) : ℝ) := by
@@ -249,10 +262,20 @@ theorem card_mul_abs_det_rpow_le_frobSq (hn : 0 < n) (J : Matrix (Fin n) (Fin n)
       (fun _ _ => le_of_lt (one_div_pos.mpr hnR)) hw' hnonneg
   -- the two sides of `hamgm`, each rewritten in its own equation (no rewriting inside `hamgm`)
   have hlhs : ∏ i, (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i ^ (1 / (n : ℝ)) =
-      |J.det| ^ ((2 : ℝ) / n) := by
-    rw [Real.finsetProd_rpow Finset.univ (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues
-      hnonneg (1 / (n : ℝ)), prod_eigenvalues, ← Real.rpow_two, ← Real.rpow_mul (abs_nonneg J.det),
-      show (2 : ℝ) * (1 / (n : ℝ)) = 2 / n by ring]
+      |J.det| ^ ((2 : ℝ) / n) :=
+    -- each step a term, checked against its stated equation at default transparency
+    calc ∏ i, (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i ^ (1 / (n : ℝ))
+        = (∏ i, (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i) ^ (1 / (n : ℝ)) :=
+          Real.finsetProd_rpow Finset.univ (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues
+            hnonneg (1 / (n : ℝ))
+      _ = (|J.det| ^ 2) ^ (1 / (n : ℝ)) :=
+          congrArg (fun t : ℝ => t ^ (1 / (n : ℝ))) (prod_eigenvalues J)
+      _ = (|J.det| ^ (2 : ℝ)) ^ (1 / (n : ℝ)) :=
+          congrArg (fun t : ℝ => t ^ (1 / (n : ℝ))) (Real.rpow_two |J.det|).symm
+      _ = |J.det| ^ ((2 : ℝ) * (1 / (n : ℝ))) :=
+          (Real.rpow_mul (abs_nonneg J.det) 2 (1 / (n : ℝ))).symm
+      _ = |J.det| ^ ((2 : ℝ) / n) :=
+          congrArg (fun t : ℝ => |J.det| ^ t) (mul_one_div (2 : ℝ) (n : ℝ))
   have hrhs : ∑ i, 1 / (n : ℝ) * (Matrix.isHermitian_mul_conjTranspose_self J).eigenvalues i =
       1 / (n : ℝ) * ∑ i, ∑ j, J i j ^ 2 := by
     rw [← sum_eigenvalues J]
@@ -305,6 +328,7 @@ theorem one_le_integral_rpow_of_integral_log_eq_zero {d : Ω → ℝ} (r : ℝ) 
     integral_mul_const r (fun ω => Real.log (d ω))
   have hmean : ∫ ω, Real.log (d ω) * r ∂μ = 0 := by
     rw [hmul, hlog0, zero_mul]
+    all_goals rfl
   have hexp : Integrable (fun ω => Real.exp (Real.log (d ω) * r)) μ := by
     rw [← heq]
     exact hpow

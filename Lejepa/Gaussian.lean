@@ -97,9 +97,13 @@ set_option backward.isDefEq.respectTransparency false in
 /-- Appell property over `ℝ`: `He_{n+1}' = (n + 1) He_n`. -/
 theorem derivative_hermiteReal_succ (n : ℕ) :
     derivative (hermiteReal (n + 1)) = C ((n : ℝ) + 1) * hermiteReal n := by
+  -- `map_natCast` and `map_one` as equations with this file's instances (checked at default
+  -- transparency), so that the rewrites below match syntactically
+  have h1 : (Int.castRingHom ℝ) (n : ℤ) = (n : ℝ) := map_natCast (Int.castRingHom ℝ) n
+  have h2 : (Int.castRingHom ℝ) (1 : ℤ) = 1 := map_one (Int.castRingHom ℝ)
   simp only [hermiteReal]
   rw [Polynomial.derivative_map, derivative_hermite_succ, Polynomial.map_mul, Polynomial.map_C,
-    map_add, map_natCast, map_one]
+    map_add, h1, h2]
   all_goals rfl
 
 /-- Three-term recurrence: `He_{n+2} = X He_{n+1} - (n + 1) He_n`. -/
@@ -425,6 +429,7 @@ theorem integral_integral_hermiteReal_ou {ρ σ : ℝ} (hσ : σ ^ 2 = 1 - ρ ^ 
   · rw [if_pos hmn, if_pos hmn]
     ring
   · rw [if_neg hmn, if_neg hmn, mul_zero]
+    all_goals rfl
 
 /-! ## Step 6: finitely many coordinates, under the product measure -/
 
@@ -455,11 +460,17 @@ theorem integral_hermiteReal_mul_const_mul (m n : ℕ) (c : ℝ) :
       fun x => c * ((hermiteReal m).eval x * (hermiteReal n).eval x) := by
     funext x
     ring
-  rw [h, integral_const_mul, integral_hermiteReal_mul_gaussianReal]
+  -- `integral_const_mul` (stated for `[RCLike L]`) as an equation with this file's instances, as in
+  -- `integral_integral_hermiteReal_ou`
+  have h1 : ∫ x, c * ((hermiteReal m).eval x * (hermiteReal n).eval x) ∂(gaussianReal 0 1) =
+      c * ∫ x, (hermiteReal m).eval x * (hermiteReal n).eval x ∂(gaussianReal 0 1) :=
+    integral_const_mul c (fun x => (hermiteReal m).eval x * (hermiteReal n).eval x)
+  rw [h, h1, integral_hermiteReal_mul_gaussianReal]
   by_cases hmn : m = n
   · rw [if_pos hmn, if_pos hmn]
     ring
   · rw [if_neg hmn, if_neg hmn, mul_zero]
+    all_goals rfl
 
 /-- **Hermite orthogonality for `z ~ N(0, I)`** (the paper's `E[He_α(z) He_β(z)] = [α = β] α!`):
 under the product measure `Measure.pi (fun _ => gaussianReal 0 1)` on `ι → ℝ`,
@@ -480,7 +491,7 @@ theorem integral_hermiteProd_mul (α β : ι → ℕ) :
           ∂(Measure.pi fun _ : ι => gaussianReal 0 1) := by rw [h]
     _ = ∏ j, ∫ x, (hermiteReal (α j)).eval x * (hermiteReal (β j)).eval x
           ∂(gaussianReal 0 1) :=
-        integral_fintype_prod_eq_prod (E := fun _ => ℝ)
+        integral_fintype_prod_eq_prod (E := fun _ => ℝ) (μ := fun _ : ι => gaussianReal 0 1)
           (fun j (x : ℝ) => (hermiteReal (α j)).eval x * (hermiteReal (β j)).eval x)
     _ = ∏ j, (if α j = β j then ((β j).factorial : ℝ) else 0) :=
         Finset.prod_congr rfl fun j _ => integral_hermiteReal_mul_gaussianReal (α j) (β j)
@@ -497,7 +508,7 @@ theorem integral_hermiteProd_affine {ρ σ : ℝ} (hσ : σ ^ 2 = 1 - ρ ^ 2) (�
         ∂(Measure.pi fun _ : ι => gaussianReal 0 1)
       = ∏ j, ∫ y, (hermiteReal (β j)).eval (ρ * z j + σ * y) ∂(gaussianReal 0 1) := by
         simp only [hermiteProd]
-        exact integral_fintype_prod_eq_prod (E := fun _ => ℝ)
+        exact integral_fintype_prod_eq_prod (E := fun _ => ℝ) (μ := fun _ : ι => gaussianReal 0 1)
           (fun j (y : ℝ) => (hermiteReal (β j)).eval (ρ * z j + σ * y))
     _ = ∏ j, ρ ^ β j * (hermiteReal (β j)).eval (z j) :=
         Finset.prod_congr rfl fun j _ => integral_hermiteReal_affine_gaussianReal hσ (z j) (β j)
@@ -530,7 +541,7 @@ theorem integral_integral_hermiteProd_ou {ρ σ : ℝ} (hσ : σ ^ 2 = 1 - ρ ^ 
           ∂(Measure.pi fun _ : ι => gaussianReal 0 1) := by rw [hin]
     _ = ∏ j, ∫ x, (hermiteReal (α j)).eval x * (ρ ^ β j * (hermiteReal (β j)).eval x)
           ∂(gaussianReal 0 1) :=
-        integral_fintype_prod_eq_prod (E := fun _ => ℝ)
+        integral_fintype_prod_eq_prod (E := fun _ => ℝ) (μ := fun _ : ι => gaussianReal 0 1)
           (fun j (x : ℝ) => (hermiteReal (α j)).eval x * (ρ ^ β j * (hermiteReal (β j)).eval x))
     _ = ∏ j, (if α j = β j then ((β j).factorial : ℝ) * ρ ^ β j else 0) :=
         Finset.prod_congr rfl fun j _ => integral_hermiteReal_mul_const_mul (α j) (β j) (ρ ^ β j)

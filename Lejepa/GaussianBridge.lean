@@ -46,12 +46,15 @@ theorem integral_hermiteMulti_mul (α β : Fin n →₀ ℕ) :
     ∫ z, Lejepa.Hermite.hermiteMulti α z * Lejepa.Hermite.hermiteMulti β z
         ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) =
       if α = β then Lejepa.Hermite.mfact β else 0 := by
-  simp only [hermiteMulti_eq_hermiteProd]
-  rw [integral_hermiteProd_mul (⇑α) (⇑β)]
+  -- `integral_hermiteProd_mul` at `⇑α`, `⇑β` as a term: its left side is this goal's with
+  -- `hermiteMulti` unfolded to `hermiteProd` (`hermiteMulti_eq_hermiteProd` is `rfl`), compared by
+  -- `Eq.trans` at default transparency; nothing is rewritten under the integral
+  refine (integral_hermiteProd_mul (⇑α) (⇑β)).trans ?_
   by_cases h : α = β
   · subst h
     rw [if_pos rfl, if_pos rfl]
-    rfl
+    -- `∏ j, ((α j)! : ℝ) = mfact α` by unfolding `mfact` (a no-op if `rw` already closed it)
+    all_goals rfl
   · rw [if_neg (fun h' : (⇑α : Fin n → ℕ) = ⇑β => h (DFunLike.ext' h')), if_neg h]
 
 /-- **Mehler's cross-moments for the coefficient model's Hermite products**: for `σ² = 1 - ρ²`
@@ -64,12 +67,13 @@ theorem integral_integral_hermiteMulti_ou {ρ σ : ℝ} (hσ : σ ^ 2 = 1 - ρ ^
         ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1))
         ∂(Measure.pi fun _ : Fin n => gaussianReal 0 1) =
       if α = β then Lejepa.Hermite.mfact β * ρ ^ Lejepa.Hermite.deg β else 0 := by
-  simp only [hermiteMulti_eq_hermiteProd]
-  rw [integral_integral_hermiteProd_ou hσ (⇑α) (⇑β)]
+  -- as in `integral_hermiteMulti_mul`: the `Gaussian` lemma as a term, joined by `Eq.trans`
+  refine (integral_integral_hermiteProd_ou hσ (⇑α) (⇑β)).trans ?_
   by_cases h : α = β
   · subst h
     rw [if_pos rfl, if_pos rfl]
-    rfl
+    -- unfolds `mfact` and `deg` (a no-op if `rw` already closed the goal)
+    all_goals rfl
   · rw [if_neg (fun h' : (⇑α : Fin n → ℕ) = ⇑β => h (DFunLike.ext' h')), if_neg h]
 
 /-! ## Integrability and the mean of the evaluated encoder -/
@@ -84,7 +88,9 @@ theorem integrable_eval_gaussianReal (p : Polynomial ℝ) :
   have hx : ∀ x : ℝ, gaussianPDFReal 0 1 x * p.eval x =
       (gaussianPDF 0 1 x).toReal • p.eval x := by
     intro x
-    rw [toReal_gaussianPDF, smul_eq_mul]
+    rw [toReal_gaussianPDF]
+    -- `•` on `ℝ` is `*` at default transparency (a no-op if `rw` already closed the goal)
+    all_goals rfl
   rw [hv]
   exact (integrable_withDensity_iff_integrable_smul' (μ := (volume : Measure ℝ))
     (g := fun x => p.eval x) (measurable_gaussianPDF 0 1)
@@ -96,7 +102,7 @@ theorem integrable_eval_gaussianReal (p : Polynomial ℝ) :
 theorem integrable_hermiteMulti (α : Fin n →₀ ℕ) :
     Integrable (fun z => Lejepa.Hermite.hermiteMulti α z)
       (Measure.pi fun _ : Fin n => gaussianReal 0 1) :=
-  Integrable.fintype_prod
+  Integrable.fintype_prod (μ := fun _ : Fin n => gaussianReal 0 1)
     (f := fun j (x : ℝ) => Polynomial.eval x (Lejepa.Hermite.hermiteR (α j)))
     (fun j => integrable_eval_gaussianReal (Lejepa.Hermite.hermiteR (α j)))
 
@@ -121,7 +127,7 @@ theorem integrable_hermiteMulti_mul (α β : Fin n →₀ ℕ) :
   have h : Integrable (fun z : Fin n → ℝ => ∏ j, Polynomial.eval (z j)
       (Lejepa.Hermite.hermiteR (α j) * Lejepa.Hermite.hermiteR (β j)))
       (Measure.pi fun _ : Fin n => gaussianReal 0 1) :=
-    Integrable.fintype_prod
+    Integrable.fintype_prod (μ := fun _ : Fin n => gaussianReal 0 1)
       (f := fun j (x : ℝ) =>
         Polynomial.eval x (Lejepa.Hermite.hermiteR (α j) * Lejepa.Hermite.hermiteR (β j)))
       (fun j => integrable_eval_gaussianReal
@@ -174,7 +180,9 @@ theorem sum_mul_ite_zero (c : (Fin n →₀ ℕ) →₀ ℝ) :
     ∑ α ∈ c.support, c α * (if α = 0 then (1 : ℝ) else 0) = c 0 := by
   calc ∑ α ∈ c.support, c α * (if α = 0 then (1 : ℝ) else 0)
       = ∑ α ∈ c.support, (if α = 0 then c α else 0) :=
-        Finset.sum_congr rfl fun α _ => by rw [mul_ite, mul_one, mul_zero]
+        Finset.sum_congr rfl fun α _ => by
+          rw [mul_ite, mul_one, mul_zero]
+          all_goals rfl
     _ = if (0 : Fin n →₀ ℕ) ∈ c.support then c 0 else 0 :=
         Finset.sum_ite_eq' c.support 0 (fun α => c α)
     _ = c 0 := by
@@ -251,13 +259,16 @@ theorem sum_mul_ite_mfact (a b : (Fin n →₀ ℕ) →₀ ℝ) (α : Fin n →�
       a α * b α * Lejepa.Hermite.mfact α := by
   calc ∑ β ∈ b.support, a α * b β * (if α = β then Lejepa.Hermite.mfact β else 0)
       = ∑ β ∈ b.support, (if α = β then a α * b β * Lejepa.Hermite.mfact β else 0) :=
-        Finset.sum_congr rfl fun β _ => by rw [mul_ite, mul_zero]
+        Finset.sum_congr rfl fun β _ => by
+          rw [mul_ite, mul_zero]
+          all_goals rfl
     _ = if α ∈ b.support then a α * b α * Lejepa.Hermite.mfact α else 0 :=
         Finset.sum_ite_eq b.support α (fun β => a α * b β * Lejepa.Hermite.mfact β)
     _ = a α * b α * Lejepa.Hermite.mfact α := by
         by_cases hα : α ∈ b.support
         · rw [if_pos hα]
         · rw [if_neg hα, Finsupp.notMem_support_iff.mp hα, mul_zero, zero_mul]
+          all_goals rfl
 
 /-- Splitting off the zero multi-index: `∑_{α ∈ supp a} a_α b_α α!` is the sum over the
 nonzero `α` in `supp a ∪ supp b` plus `a_0 b_0`. -/
@@ -278,6 +289,7 @@ theorem sum_mul_mfact_eq (a b : (Fin n →₀ ℕ) →₀ ℝ) :
     · rw [if_pos h0, mfact_zero, mul_one]
     · have ha : (0 : Fin n →₀ ℕ) ∉ a.support := fun h => h0 (Finset.mem_union_left b.support h)
       rw [if_neg h0, Finsupp.notMem_support_iff.mp ha, zero_mul]
+      all_goals rfl
   have hfilter : ∑ α ∈ a.support ∪ b.support,
       (if α ≠ 0 then a α * b α * Lejepa.Hermite.mfact α else 0) =
         ∑ α ∈ (a.support ∪ b.support).filter (fun α => α ≠ 0),
@@ -292,6 +304,7 @@ theorem sum_mul_mfact_eq (a b : (Fin n →₀ ℕ) →₀ ℝ) :
       = ∑ α ∈ a.support ∪ b.support, a α * b α * Lejepa.Hermite.mfact α :=
         Finset.sum_subset Finset.subset_union_left fun α _ hα => by
           rw [Finsupp.notMem_support_iff.mp hα, zero_mul, zero_mul]
+          all_goals rfl
     _ = ∑ α ∈ a.support ∪ b.support,
           ((if α ≠ 0 then a α * b α * Lejepa.Hermite.mfact α else 0) +
             (if α = 0 then a α * b α * Lejepa.Hermite.mfact α else 0)) :=
@@ -360,7 +373,8 @@ theorem integral_encoderEval_mul (c : Fin n → ((Fin n →₀ ℕ) →₀ ℝ))
         sum_mul_mfact_eq (c i) (c k)
     _ = Lejepa.Hermite.cov c i k + Lejepa.Hermite.mean c i * Lejepa.Hermite.mean c k := by
         rw [Lejepa.Hermite.cov_apply]
-        rfl
+        -- unfolds `covSupport` and `mean` (a no-op if `rw` already closed the goal)
+        all_goals rfl
 
 /-- `E[h_i(z)²] = variance c i + (mean c i)²` under `N(0, Iₙ)`: `integral_encoderEval_mul` with
 `k = i` and `Lejepa.Hermite.variance_eq_cov_self`. -/
