@@ -248,14 +248,19 @@ def test_every_lean_link_opens_its_declaration(site: dict[str, Any], driver: Any
         driver.get_log("browser")
         driver.get(f"{site['url']}/lean/{module}.html#{xs[0]}")
         for x in xs:
-            got = driver.execute_script("""
-                location.hash = arguments[0];
+            script = """
+                if (location.hash !== '#' + arguments[0]) location.hash = arguments[0];
                 const e = document.getElementById(arguments[0]);
                 if (!e) return null;
                 const r = e.getBoundingClientRect();
                 return {target: e.matches(':target'), top: r.top, h: window.innerHeight,
                         name: e.querySelector('.decl_name').textContent,
-                        code: e.querySelector('.leansrc').textContent};""", x)
+                        code: e.querySelector('.leansrc').textContent};"""
+            got = driver.execute_script(script, x)
+            deadline = time.monotonic() + 10   # a loaded machine can apply the hash (and scroll) late
+            while got is not None and not got["target"] and time.monotonic() < deadline:
+                time.sleep(0.2)
+                got = driver.execute_script(script, x)
             assert got is not None, f"no anchor {x} on lean/{module}.html"
             assert got["target"] and got["name"] == x, x
             assert -2 <= got["top"] < got["h"], (x, got["top"])   # scrolled to (sub-pixel rounding)

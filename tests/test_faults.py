@@ -64,9 +64,14 @@ def _strip_seconds(x: Any) -> Any:
 
 
 def _no_figures(mp: pytest.MonkeyPatch) -> None:
-    for fn in ("scaling_figure", "gennorm_figure", "lam_rho_figure", "bound_figure", "learning_figure"):
-        mp.setattr(report, fn, lambda *a, **k: [])
-    mp.setattr(report, "twod_figure", lambda *a, **k: ([], []))
+    """Replace each figure function in the report module that calls it (one module per experiment)."""
+    from lejepa_experiments.report import curves, gennorm, lam_rho, scaling, twod
+
+    for mod, fn in ((scaling, "scaling_figure"), (gennorm, "gennorm_figure"), (lam_rho, "lam_rho_figure"),
+                    (lam_rho, "bound_figure")):
+        mp.setattr(mod, fn, lambda *a, **k: [])
+    mp.setattr(curves, "learning_figure", lambda *a, **k: ([], []))
+    mp.setattr(twod, "twod_figure", lambda *a, **k: ([], []))
 
 
 @pytest.fixture(autouse=True)
@@ -80,7 +85,7 @@ def tables(results: str, tmp: str) -> tuple[str, str]:
     nothing), the results path replaced by ``<R>`` and wall-clock ``seconds`` dropped."""
     with pytest.MonkeyPatch.context() as mp:
         _no_figures(mp)
-        paths = report.build_report(results, tmp)
+        paths = report.build_report(results, tmp, label="fault-test")   # the label names the data, not the folder
     root = os.path.abspath(results)
     with open(paths["report.md"], encoding="utf-8") as f:
         md = f.read().replace(root, "<R>")
