@@ -16,6 +16,7 @@ import json
 import os
 import queue
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -504,3 +505,4 @@ def test_a_signal_to_reproduce_ends_its_pool_workers(tmp_path, sig):
     if sig != signal.SIGKILL:
         lines.wait_for("never", 1, 5)
         assert "interrupted" in "".join(lines.all) and "Traceback" not in "".join(lines.all)
+        assert re.search(rf"interrupted \((signal )?{signal.Signals(sig).name}\)", "".join(lines.all)), "".join(lines.all)

@@ -738,7 +738,7 @@ def _reproduce_run(args: argparse.Namespace) -> int:
         print(f"lejepa reproduce: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:   # SIGINT, or SIGTERM/SIGHUP (executors.Terminated): workers ended
-        print(f"lejepa reproduce: interrupted ({exc or 'SIGINT'}); finished runs are kept, the same command "
+        print(f"lejepa reproduce: interrupted ({str(exc) or 'SIGINT'}); finished runs are kept, the same command "
               "resumes", file=sys.stderr)
         return 128 + getattr(exc, "signum", 2)
     if res["failed"]:

@@ -536,7 +536,7 @@ def _sweep_run(args: argparse.Namespace) -> int:
         print(f"lejepa sweep: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:   # SIGINT, or SIGTERM/SIGHUP (executors.Terminated)
-        print(f"lejepa sweep: interrupted ({exc or 'SIGINT'}); finished runs are kept, the same command resumes",
+        print(f"lejepa sweep: interrupted ({str(exc) or 'SIGINT'}); finished runs are kept, the same command resumes",
               file=sys.stderr)
         return 128 + getattr(exc, "signum", 2)
     nf = len(rows.failures)
