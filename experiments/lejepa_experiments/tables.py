@@ -26,7 +26,8 @@ def sort_key(v: Any) -> tuple[int, Any]:
         return (1, str(v))
 
 
-def _finite(v: Any) -> bool:
+def finite(v: Any) -> bool:
+    """A real number that is not NaN or infinite (bools excluded)."""
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
@@ -51,13 +52,13 @@ def cell_stats(rows: list[dict[str, Any]], field: str = "r2_h_to_z", threshold: 
     """:class:`CellStats` of ``field`` over ``rows`` (one grid point, several seeds)."""
     if not rows:
         raise ValueError("cell_stats needs at least one summary row")
-    vals = [r[field] for r in rows if _finite(r.get(field))]
+    vals = [r[field] for r in rows if finite(r.get(field))]
     mean = statistics.fmean(vals) if vals else math.nan
     std = statistics.stdev(vals) if len(vals) > 1 else (0.0 if vals else math.nan)
-    k = sum(1 for r in rows if _finite(r.get("r2_h_to_z")) and r["r2_h_to_z"] > threshold)
-    best_row = min(rows, key=lambda r: r["align"] if _finite(r.get("align")) else math.inf)
+    k = sum(1 for r in rows if finite(r.get("r2_h_to_z")) and r["r2_h_to_z"] > threshold)
+    best_row = min(rows, key=lambda r: r["align"] if finite(r.get("align")) else math.inf)
     best = best_row.get(field)
-    best_value = float(best) if best is not None and _finite(best) else math.nan
+    best_value = float(best) if best is not None and finite(best) else math.nan
     return CellStats(mean, std, len(rows), k, best_value, best_row.get("seed"))
 
 
@@ -95,9 +96,9 @@ def pivot(rows: list[dict[str, Any]], row_key: str, col_key: str, field: str, se
                 cells.append("")
                 continue
             if select == "best-align":
-                cell = [min(cell, key=lambda r: r["align"] if _finite(r.get("align")) else math.inf)]
+                cell = [min(cell, key=lambda r: r["align"] if finite(r.get("align")) else math.inf)]
             vals = [r[field] for r in cell]
-            if all(_finite(v) for v in vals):
+            if all(finite(v) for v in vals):
                 cells.append(format(statistics.fmean(vals), fmt))
             else:
                 cells.append("/".join(str(v) for v in vals))
@@ -127,7 +128,7 @@ def best_of_k(rows: list[dict[str, Any]], keys: list[str], restart_key: str = "r
             raise ValueError(f"best_of_k: row {i} ({r.get('run', '?')}) has no {missing}")
     out = []
     for grp in group(rows, keys).values():
-        finite = [r for r in grp if _finite(r[criterion])]
-        best = min(finite, key=lambda r: (r[criterion], sort_key(r[restart_key]))) if finite else grp[0]
-        out.append(dict(best, restarts=len(grp), restarts_finite=len(finite)))
+        ok = [r for r in grp if finite(r[criterion])]
+        best = min(ok, key=lambda r: (r[criterion], sort_key(r[restart_key]))) if ok else grp[0]
+        out.append(dict(best, restarts=len(grp), restarts_finite=len(ok)))
     return out

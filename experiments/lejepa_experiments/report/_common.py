@@ -15,7 +15,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..tables import BEST_OF_K_CRITERION, IDENT_R2, best_of_k, sort_key
+from ..tables import BEST_OF_K_CRITERION, IDENT_R2, best_of_k, finite, sort_key
 
 # ------------------------------------------------------------------ sweep-name convention
 
@@ -174,10 +174,6 @@ def data_label(sweeps: list[Sweep], label: str | None, rows: list[dict[str, Any]
 
 
 # ------------------------------------------------------------------ numbers
-
-def finite(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
 
 def fmt(v: Any, digits: int = 4) -> str:
     """A number for a table: ``digits`` significant digits; ``—`` when not a finite number."""
